@@ -92,6 +92,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/online/',
   // Agents: runs joined to the SUT's exported trace (a bounded wait polling what landed), recorded traces as runs.
   'test/e2e/agents/',
+  // Rate limits: the in-process counters of the embedded mode (the Redis-shared block is PostgreSQL's).
+  'test/e2e/auth/rate-limits',
   // The MCP server: its tools' calls to the API over the loopback, on the embedded database's one connection too.
   'test/e2e/mcp/',
   // OTLP log records joined to their spans: the log inbox, row revisions and landing on the one embedded connection.

@@ -16976,9 +16976,10 @@ export class EvaluationWorkspaceClient<
      * @summary Answers while the process is up; does not touch the database (use it as the liveness probe)
      * @request GET:/live
      * @response `200` `LiveResponse` The process is up
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      */
     getLiveness: (params: RequestParams = {}) =>
-      this.request<LiveResponse, any>({
+      this.request<LiveResponse, ProblemResponse>({
         path: `/live`,
         method: "GET",
         format: "json",
@@ -16994,10 +16995,11 @@ export class EvaluationWorkspaceClient<
      * @summary Answers 200 when every dependency (the database, the queue) answers within 3 s; otherwise 503 problem+json naming the failing checks (use it as the readiness probe)
      * @request GET:/ready
      * @response `200` `ReadyResponse` Every dependency answered
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `NotReadyProblem` A dependency is down; `checks` says which, Retry-After when to ask again
      */
     getReadiness: (params: RequestParams = {}) =>
-      this.request<ReadyResponse, NotReadyProblem>({
+      this.request<ReadyResponse, ProblemResponse | NotReadyProblem>({
         path: `/ready`,
         method: "GET",
         format: "json",
@@ -17014,6 +17016,7 @@ export class EvaluationWorkspaceClient<
      * @request GET:/branding
      * @response `200` `BrandingResponse` The current branding
      * @response `304` `void` Not modified: your copy (If-None-Match) is current; empty body
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getBranding: (params: RequestParams = {}) =>
@@ -17039,6 +17042,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not name the current branding
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceBranding: (
@@ -17068,6 +17072,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` No such template; `detail` and `available` list the names that exist (error_code template_not_found)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTemplate: ({ name }: GetTemplateParams, params: RequestParams = {}) =>
@@ -17089,6 +17094,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `(TemplateSummary)[]` Every built-in template
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTemplates: (params: RequestParams = {}) =>
@@ -17114,7 +17120,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Expired, revoked or used invitation, or a token of another user
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `429` `ProblemResponse` auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After
+     * @response `429` `ProblemResponse` auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     acceptInvitation: (
@@ -17140,6 +17146,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `MeResponse`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getCurrentUser: (params: RequestParams = {}) =>
@@ -17163,7 +17170,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Wrong email or password, deactivated account, or bad reset token
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `429` `ProblemResponse` rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After
+     * @response `429` `ProblemResponse` rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     issueToken: (data: TokenRequest, params: RequestParams = {}) =>
@@ -17189,6 +17196,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     logout: (params: RequestParams = {}) =>
@@ -17212,6 +17220,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` The token is not live
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     verifyToken: (data: VerifyRequest, params: RequestParams = {}) =>
@@ -17240,6 +17249,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` email_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createUser: (data: CreateUserRequest, params: RequestParams = {}) =>
@@ -17269,6 +17279,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` self_deactivation or last_admin
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deactivateUser: (
@@ -17296,6 +17307,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id} (a user's token, not an API key)
      * @response `404` `ProblemResponse`
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getUser: ({ userId }: GetUserParams, params: RequestParams = {}) =>
@@ -17322,6 +17334,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     issueResetToken: (
@@ -17349,6 +17362,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id} (a user's token, not an API key)
      * @response `404` `ProblemResponse`
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listUserMemberships: (
@@ -17375,6 +17389,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listUsers: (query: ListUsersParams = {}, params: RequestParams = {}) =>
@@ -17402,6 +17417,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reactivateUser: (
@@ -17431,6 +17447,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     resetUserPassword: (
@@ -17465,6 +17482,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateUser: (
@@ -17499,6 +17517,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` already_member or user_deactivated
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     addMember: (
@@ -17532,6 +17551,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` api_key_limit_reached
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createApiKey: (
@@ -17565,6 +17585,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` already_member or invitation_pending
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createInvitation: (
@@ -17598,6 +17619,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createMetricConfigVersion: (
@@ -17631,6 +17653,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` secret_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createSecret: (
@@ -17662,6 +17685,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createWorkspace: (
@@ -17694,6 +17718,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` email_taken: add the existing user as a member instead
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createWorkspaceUser: (
@@ -17725,6 +17750,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` custom_op_not_stopped, custom_op_in_use
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteCustomOp: (
@@ -17752,6 +17778,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteSecret: (
@@ -17779,6 +17806,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: owner or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteWorkspace: (
@@ -17805,6 +17833,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getApiKey: (
@@ -17832,6 +17861,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getCustomOp: (
@@ -17859,6 +17889,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getSecret: (
@@ -17886,6 +17917,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceRetention: (
@@ -17913,6 +17945,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getWorkspace: (
@@ -17940,6 +17973,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listApiKeys: (
@@ -17968,6 +18002,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listCustomOps: (
@@ -17996,6 +18031,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listInvitations: (
@@ -18024,6 +18060,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMembers: (
@@ -18051,6 +18088,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMetricConfigDefaults: (
@@ -18078,6 +18116,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMetricConfigDefaultVersions: (
@@ -18108,6 +18147,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMetrics: (
@@ -18135,6 +18175,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listResolvedMetricConfigs: (
@@ -18163,6 +18204,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSecrets: (
@@ -18191,6 +18233,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listUserCandidates: (
@@ -18217,6 +18260,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `WorkspaceListItemPage`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listWorkspaces: (
@@ -18248,6 +18292,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` custom_op_name_taken, op_name_reserved
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     publishCustomOp: (
@@ -18281,6 +18326,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     redeployCustomOp: (
@@ -18314,6 +18360,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     registerWorkspaceOp: (
@@ -18345,6 +18392,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` last_owner
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     removeMember: (
@@ -18374,6 +18422,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` invitation_not_pending
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     resendInvitation: (
@@ -18404,6 +18453,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` secret_undecryptable
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     revealSecret: (
@@ -18432,6 +18482,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     revokeApiKey: (
@@ -18461,6 +18512,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` invitation_not_pending
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     revokeInvitation: (
@@ -18491,6 +18543,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setMetricConfigDefaults: (
@@ -18524,6 +18577,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setTraceRetention: (
@@ -18558,6 +18612,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setWorkspaceEmbeddingConfig: (
@@ -18591,6 +18646,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     stopCustomOp: (
@@ -18624,6 +18680,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sweepTraceRetention: (
@@ -18654,6 +18711,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` last_owner
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateMemberRole: (
@@ -18688,6 +18746,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateSecret: (
@@ -18722,6 +18781,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateWorkspace: (
@@ -18756,6 +18816,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     assignDimensionValue: (
@@ -18789,6 +18850,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` nothing_to_commit, stale_edits
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     commitStagedRows: (
@@ -18822,6 +18884,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` partition_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createPartition: (
@@ -18853,6 +18916,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteDataset: (
@@ -18880,6 +18944,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deletePartition: (
@@ -18909,6 +18974,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` row_edit_conflict
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteRows: (
@@ -18942,6 +19008,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` version_state_conflict: already retired
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     demoteDatasetVersion: (
@@ -18970,6 +19037,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     discardStagedRows: (
@@ -18996,6 +19064,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAnalysisRun: (
@@ -19023,6 +19092,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAnalysisSchema: (
@@ -19050,6 +19120,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAnnotationAnalysis: (
@@ -19077,6 +19148,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getClusteringAvailability: (
@@ -19104,6 +19176,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getClusterRun: (
@@ -19132,6 +19205,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` cluster_run_not_finished
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getClusterRunResult: (
@@ -19159,6 +19233,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDataset: ({ datasetId }: GetDatasetParams, params: RequestParams = {}) =>
@@ -19183,6 +19258,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDatasetDownloadUrl: (
@@ -19211,6 +19287,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDatasetSchema: (
@@ -19239,6 +19316,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDatasetVersionDownloadUrl: (
@@ -19267,6 +19345,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getLatestClusterRun: (
@@ -19294,6 +19373,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getLatestQualityVerdict: (
@@ -19321,6 +19401,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getQualityCheckRun: (
@@ -19348,6 +19429,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTextAnalysis: (
@@ -19375,6 +19457,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceEnrichment: (
@@ -19402,6 +19485,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceTopology: (
@@ -19430,6 +19514,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getVisualAnalysis: (
@@ -19460,6 +19545,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` row_exists, row_edit_conflict
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     insertRows: (
@@ -19490,6 +19576,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAnalysisRuns: (
@@ -19517,6 +19604,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAvailableMetrics: (
@@ -19544,6 +19632,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAvailablePartitionMetrics: (
@@ -19575,6 +19664,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAvailableQualityChecks: (
@@ -19603,6 +19693,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDatasetAuditEntries: (
@@ -19631,6 +19722,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDatasets: (
@@ -19659,6 +19751,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDatasetSnapshots: (
@@ -19686,6 +19779,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDatasetVersions: (
@@ -19714,6 +19808,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDimensions: (
@@ -19741,6 +19836,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDimensionValues: (
@@ -19769,6 +19865,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listLatestQualityVerdicts: (
@@ -19796,6 +19893,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listPartitions: (
@@ -19823,6 +19921,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listQualityCheckRuns: (
@@ -19851,6 +19950,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listStagedRows: (
@@ -19878,6 +19978,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceEnrichmentResults: (
@@ -19906,6 +20007,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceSpanChildren: (
@@ -19934,6 +20036,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceSpansByDepth: (
@@ -19962,6 +20065,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceTags: (
@@ -19993,6 +20097,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     mapDatasetVersionFields: (
@@ -20026,6 +20131,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` version_state_conflict: already current
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     promoteDatasetVersion: (
@@ -20056,6 +20162,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryAnnotationAnalysis: (
@@ -20089,6 +20196,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryDataset: (
@@ -20122,6 +20230,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryDatasetVersion: (
@@ -20155,6 +20264,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryDimensions: (
@@ -20188,6 +20298,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryTextAnalysis: (
@@ -20221,6 +20332,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryVisualAnalysis: (
@@ -20254,6 +20366,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     recomputeTraceEnrichment: (
@@ -20287,6 +20400,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     resolvePartition: (
@@ -20321,6 +20435,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runQualityChecks: (
@@ -20354,6 +20469,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startAnalysisRun: (
@@ -20388,6 +20504,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startClusterRun: (
@@ -20421,6 +20538,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tagTraces: (
@@ -20452,6 +20570,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     untagTraces: (
@@ -20483,6 +20602,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateDataset: (
@@ -20516,6 +20636,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` row_edit_conflict
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateRows: (
@@ -20549,6 +20670,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` dataset_name_taken
      * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     uploadDataset: (
@@ -20580,6 +20702,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDatasetVersion: (
@@ -20608,6 +20731,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset ?dataset_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listQualityCheckSuggestions: (
@@ -20635,6 +20759,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
      * @response `404` `ProblemResponse` The record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadDatasetVersionFile: (
@@ -20659,6 +20784,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
      * @response `404` `ProblemResponse` The record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadReportContent: (
@@ -20682,6 +20808,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
      * @response `404` `ProblemResponse` The record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadReportExport: (
@@ -20705,6 +20832,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
      * @response `404` `ProblemResponse` The record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadRunParquet: (
@@ -20734,6 +20862,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` embedding_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createEmbeddingConfig: (
@@ -20763,6 +20892,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getEmbeddingConfig: (
@@ -20791,6 +20921,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listEmbeddingConfigs: (
@@ -20823,6 +20954,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` notification_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createNotificationConfig: (
@@ -20853,6 +20985,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the notification_config {notification_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteNotificationConfig: (
@@ -20879,6 +21012,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listNotificationConfigs: (
@@ -20911,6 +21045,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` judge_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createJudge: (data: CreateJudgeRequest, params: RequestParams = {}) =>
@@ -20938,6 +21073,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the judge {judge_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` judge_in_use
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteJudge: ({ judgeId }: DeleteJudgeParams, params: RequestParams = {}) =>
@@ -20961,6 +21097,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the judge {judge_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getJudge: ({ judgeId }: GetJudgeParams, params: RequestParams = {}) =>
@@ -20985,6 +21122,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listJudges: (query: ListJudgesParams, params: RequestParams = {}) =>
@@ -21013,6 +21151,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testJudge: (
@@ -21046,6 +21185,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` judge_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateJudge: (
@@ -21080,6 +21220,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` metric_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createMetricConfig: (
@@ -21110,6 +21251,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` metric_config_frozen, metric_config_in_use
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteMetricConfigVersion: (
@@ -21137,6 +21279,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getMetricConfigVersion: (
@@ -21165,6 +21308,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listJudgeValidations: (
@@ -21193,6 +21337,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMetricConfigs: (
@@ -21224,6 +21369,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` metric_config_frozen
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceMetricConfigVersion: (
@@ -21259,6 +21405,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` eval_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createEvalConfig: (
@@ -21289,6 +21436,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the eval_config {eval_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteEvalConfig: (
@@ -21315,6 +21463,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the eval_config {eval_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getEvalConfig: (
@@ -21342,6 +21491,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listEvalConfigs: (
@@ -21374,6 +21524,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceEvalConfig: (
@@ -21405,6 +21556,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the judge_validation {validation_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getJudgeValidation: (
@@ -21437,6 +21589,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` judge_validations_no_shared_items
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getJudgeValidationComparison: (
@@ -21472,6 +21625,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createConnectionAdapter: (
@@ -21505,6 +21659,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` sut_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createSut: (data: CreateSutRequest, params: RequestParams = {}) =>
@@ -21534,6 +21689,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` connection_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createSutConnection: (
@@ -21565,6 +21721,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteSut: ({ sutId }: DeleteSutParams, params: RequestParams = {}) =>
@@ -21589,6 +21746,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteSutConnection: (
@@ -21615,6 +21773,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getConnectionAdapter: (
@@ -21642,6 +21801,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getSut: ({ sutId }: GetSutParams, params: RequestParams = {}) =>
@@ -21666,6 +21826,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSutConnections: (
@@ -21693,6 +21854,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSutRuns: (
@@ -21721,6 +21883,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSuts: (query: ListSutsParams, params: RequestParams = {}) =>
@@ -21743,6 +21906,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `SutTemplateList`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSutTemplates: (params: RequestParams = {}) =>
@@ -21770,6 +21934,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testSutConnection: (
@@ -21804,6 +21969,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateSut: (
@@ -21837,6 +22003,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` connection_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateSutConnection: (
@@ -21870,6 +22037,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     validateConnectionAdapter: (
@@ -21901,6 +22069,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getOpSchema: (
@@ -21929,6 +22098,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRegisteredOp: (
@@ -21957,6 +22127,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOps: (query: ListOpsParams, params: RequestParams = {}) =>
@@ -21982,6 +22153,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRegisteredOps: (
@@ -22013,6 +22185,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     registerOp: (data: RegisterOpRequest, params: RequestParams = {}) =>
@@ -22043,6 +22216,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` run_not_active
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     cancelRun: ({ runId }: CancelRunParams, params: RequestParams = {}) =>
@@ -22071,6 +22245,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` gate_run_not_finished, gate_baseline_not_finished
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createRunGateVerdict: (
@@ -22105,6 +22280,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` validation_metric_invalid, validation_no_overlap, validation_too_few_pairs, validation_too_many_pairs
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createRunJudgeValidation: (
@@ -22135,6 +22311,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportRunDiff: (query: ExportRunDiffParams, params: RequestParams = {}) =>
@@ -22160,6 +22337,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRun: ({ runId }: GetRunParams, params: RequestParams = {}) =>
@@ -22184,6 +22362,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunDiff: (query: GetRunDiffParams, params: RequestParams = {}) =>
@@ -22209,6 +22388,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunDiffRow: (query: GetRunDiffRowParams, params: RequestParams = {}) =>
@@ -22234,6 +22414,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunDiffRowImage: (
@@ -22262,6 +22443,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunFailureAnalysis: (
@@ -22290,6 +22472,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` gate_baseline_not_finished
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunGate: (
@@ -22318,6 +22501,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunParquetUrl: (
@@ -22345,6 +22529,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunQueue: (query: GetRunQueueParams, params: RequestParams = {}) =>
@@ -22370,6 +22555,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunResultsSummary: (
@@ -22397,6 +22583,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunSession: (
@@ -22424,6 +22611,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRunEvents: (
@@ -22452,6 +22640,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRunGateVerdicts: (
@@ -22479,6 +22668,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRuns: (query: ListRunsParams = {}, params: RequestParams = {}) =>
@@ -22507,6 +22697,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryRunResults: (
@@ -22540,6 +22731,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryRunTable: (
@@ -22574,6 +22766,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` run_still_active, nothing_to_rerun
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     rerun: (
@@ -22608,6 +22801,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startRun: (data: CreateRunRequest, params: RequestParams = {}) =>
@@ -22634,7 +22828,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `429` `ProblemResponse` too_many_event_streams: you hold RUN_EVENT_STREAMS_PER_USER streams on this process already; see Retry-After
+     * @response `429` `ProblemResponse` too_many_event_streams: you hold RUN_EVENT_STREAMS_PER_USER streams on this process already; see Retry-After; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` event_streams_exhausted: the process serves RUN_EVENT_STREAMS_MAX streams already; service_unavailable: the database does not answer. See Retry-After
      */
     streamRunEvents: (
@@ -22666,6 +22860,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` run_not_awaiting_upload
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     uploadRunOutputs: (
@@ -22700,6 +22895,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` project_test_plan_attached
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     attachProjectTestPlan: (
@@ -22733,6 +22929,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` project_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createProject: (data: CreateProjectRequest, params: RequestParams = {}) =>
@@ -22760,6 +22957,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     detachProjectTestPlan: (
@@ -22787,6 +22985,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getProject: ({ projectId }: GetProjectParams, params: RequestParams = {}) =>
@@ -22811,6 +23010,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getProjectCoverage: (
@@ -22842,6 +23042,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getProjectTrend: (
@@ -22872,6 +23073,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listProjects: (query: ListProjectsParams, params: RequestParams = {}) =>
@@ -22900,6 +23102,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` project_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     moveProject: (
@@ -22933,6 +23136,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceProjectTestPlan: (
@@ -22966,6 +23170,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` project_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateProject: (
@@ -23000,6 +23205,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` sdg_adapter_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createSdgAdapter: (
@@ -23029,6 +23235,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sdg_adapter {adapter_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getSdgAdapter: (
@@ -23056,6 +23263,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sdg_adapter {adapter_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getSdgRun: (
@@ -23083,6 +23291,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSdgAdapters: (
@@ -23115,6 +23324,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startSdgRun: (
@@ -23143,6 +23353,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAnnotationAnalysisProperties: (params: RequestParams = {}) =>
@@ -23164,6 +23375,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTextAnalysisProperties: (params: RequestParams = {}) =>
@@ -23185,6 +23397,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getVisualAnalysisProperties: (params: RequestParams = {}) =>
@@ -23213,6 +23426,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` trace_connection_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTraceConnection: (
@@ -23246,6 +23460,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` trace_feedback_key_conflict: the client_key holds feedback with other content
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTraceFeedback: (
@@ -23278,6 +23493,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTraceFeedbackBatch: (
@@ -23311,6 +23527,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTraceGroundTruth: (
@@ -23342,6 +23559,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteTraceDatasetRetention: (
@@ -23369,6 +23587,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the trace_feedback {feedback_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteTraceFeedback: (
@@ -23398,6 +23617,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     detectTraceConvention: (
@@ -23431,6 +23651,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     detectTraceUploadConvention: (
@@ -23461,6 +23682,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceDatasetRetention: (
@@ -23488,6 +23710,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_feedback {feedback_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceFeedback: (
@@ -23515,6 +23738,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` ground_truth_not_found The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceGroundTruth: (
@@ -23543,6 +23767,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceLandingRun: (
@@ -23570,6 +23795,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceLiveStream: (
@@ -23597,6 +23823,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceScoreAggregates: (
@@ -23629,6 +23856,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     landInlineTraces: (
@@ -23663,6 +23891,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     landTraces: (data: LandTracesRequest, params: RequestParams = {}) =>
@@ -23693,6 +23922,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     landTracesFromConnection: (
@@ -23723,6 +23953,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceConnections: (
@@ -23751,6 +23982,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceFeedback: (
@@ -23779,6 +24011,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceLandingRunDrops: (
@@ -23807,6 +24040,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceScores: (
@@ -23835,6 +24069,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceVersionDrops: (
@@ -23866,6 +24101,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     promoteTraceVersion: (
@@ -23896,6 +24132,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sealTraceLiveStream: (
@@ -23926,6 +24163,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setTraceDatasetRetention: (
@@ -23959,6 +24197,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setTraceLiveStream: (
@@ -23992,6 +24231,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES)
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     uploadTraceFile: (
@@ -24027,7 +24267,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` payload_too_large: over OTLP_MAX_BYTES once decompressed, or more than 10,000 log records
      * @response `415` `ProblemResponse` unsupported_media_type: a Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or deflate
-     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more log records waiting for their spans than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds
+     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more log records waiting for their spans than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportOtlpLogs: (data: ExportOtlpLogsPayload, params: RequestParams = {}) =>
@@ -24057,7 +24297,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` payload_too_large: over OTLP_MAX_BYTES once decompressed
      * @response `415` `ProblemResponse` unsupported_media_type: a Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or deflate
-     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more acknowledged spans landing than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds
+     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more acknowledged spans landing than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportOtlpTraces: (
@@ -24091,6 +24331,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` test_plan_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTestPlan: (data: CreateTestPlanRequest, params: RequestParams = {}) =>
@@ -24120,6 +24361,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTestPlanVersion: (
@@ -24151,6 +24393,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTestPlan: (
@@ -24179,6 +24422,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTestPlanVersion: (
@@ -24207,6 +24451,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTestPlans: (query: ListTestPlansParams, params: RequestParams = {}) =>
@@ -24232,6 +24477,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTestPlanVersions: (
@@ -24264,6 +24510,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` recommendation_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createRecommendation: (
@@ -24294,6 +24541,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteRecommendation: (
@@ -24321,6 +24569,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRecommendation: (
@@ -24349,6 +24598,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRecommendations: (
@@ -24380,6 +24630,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` recommendation_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceRecommendation: (
@@ -24415,6 +24666,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createReport: (
@@ -24446,6 +24698,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteReportSection: (
@@ -24476,6 +24729,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportReport: (
@@ -24506,6 +24760,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReport: ({ reportId }: GetReportParams, params: RequestParams = {}) =>
@@ -24530,6 +24785,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportContent: (
@@ -24557,6 +24813,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportContentUrl: (
@@ -24585,6 +24842,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportDownloadUrl: (
@@ -24613,6 +24871,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportSection: (
@@ -24640,6 +24899,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportPartitionMetrics: (
@@ -24667,6 +24927,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportPartitions: (
@@ -24694,6 +24955,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportQuestions: (
@@ -24722,6 +24984,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReports: (query: ListReportsParams, params: RequestParams = {}) =>
@@ -24750,6 +25013,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     regenerateReport: (
@@ -24784,6 +25048,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateReportContent: (
@@ -24818,6 +25083,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` report_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createReportConfig: (
@@ -24848,6 +25114,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report_config {config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteReportConfig: (
@@ -24874,6 +25141,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report_config {config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportConfig: (
@@ -24898,6 +25166,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `string` The template as YAML
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportConfigTemplate: (params: RequestParams = {}) =>
@@ -24921,6 +25190,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportConfigs: (
@@ -24951,6 +25221,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteReportPrompt: (
@@ -24978,6 +25249,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportPrompt: (
@@ -25006,6 +25278,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportSettings: (
@@ -25034,6 +25307,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportPrompts: (
@@ -25065,6 +25339,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceReportPrompt: (
@@ -25098,6 +25373,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateReportSettings: (
@@ -25131,6 +25407,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` queue_closed
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     addReviewItems: (
@@ -25165,6 +25442,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` label_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     adjudicateReviewItem: (
@@ -25198,6 +25476,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` judge_run_finished
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     cancelReviewJudgeRun: (
@@ -25229,6 +25508,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` queue_closed
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     claimNextReviewItem: (
@@ -25259,6 +25539,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createReviewQueue: (
@@ -25289,6 +25570,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteReviewQueue: (
@@ -25319,6 +25601,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` label_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     editReviewLabel: (
@@ -25353,6 +25636,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` export_field_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportReviewLabels: (
@@ -25383,6 +25667,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReviewAgreement: (
@@ -25411,6 +25696,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReviewJudgeRun: (
@@ -25438,6 +25724,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReviewQueue: (
@@ -25465,6 +25752,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` not_an_adjudicator Allowed: member or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewDisagreements: (
@@ -25493,6 +25781,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewFinalLabels: (
@@ -25521,6 +25810,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewItems: (
@@ -25549,6 +25839,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewJudgeRuns: (
@@ -25577,6 +25868,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewQueues: (
@@ -25605,6 +25897,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewRubricVersions: (
@@ -25633,6 +25926,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` no_lease
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     releaseReviewLease: (
@@ -25662,6 +25956,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` no_lease, already_labelled
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     skipReviewItem: (
@@ -25697,6 +25992,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` judge_run_metric_invalid, judge_run_field_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startReviewJudgeRun: (
@@ -25731,6 +26027,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` label_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     submitReviewLabel: (
@@ -25764,6 +26061,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateReviewQueue: (
@@ -25798,6 +26096,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` judge_validation_source_invalid, rubric_field_not_rated, validation_metric_invalid, validation_no_overlap, validation_too_few_pairs, validation_too_many_pairs
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     validateJudgeWithReviewQueue: (
@@ -25832,6 +26131,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` alert_rule_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createOnlineAlertRule: (
@@ -25865,6 +26165,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` online_evaluator_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createOnlineEvaluator: (
@@ -25895,6 +26196,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteOnlineEvaluator: (
@@ -25921,6 +26223,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getOnlineEvaluator: (
@@ -25948,6 +26251,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineAlertRules: (
@@ -25976,6 +26280,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineBackfills: (
@@ -26004,6 +26309,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineEvaluators: (
@@ -26032,6 +26338,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineEvaluatorTargets: (
@@ -26060,6 +26367,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineEvaluatorVersions: (
@@ -26091,6 +26399,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startOnlineBackfill: (
@@ -26124,6 +26433,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` online_evaluator_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateOnlineEvaluator: (
@@ -26158,6 +26468,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     cancelOnlineBackfill: (
@@ -26185,6 +26496,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_backfill {backfill_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getOnlineBackfill: (
@@ -26214,6 +26526,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the online_alert_rule {alert_rule_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteOnlineAlertRule: (
@@ -26240,6 +26553,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_alert_rule {alert_rule_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getOnlineAlertRule: (
@@ -26267,6 +26581,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_alert_rule {alert_rule_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineAlertEvents: (
@@ -26298,6 +26613,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runOnlineAlertCheck: (
@@ -26328,6 +26644,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` alert_rule_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateOnlineAlertRule: (
@@ -26358,6 +26675,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadSdk: ({ version }: DownloadSdkParams, params: RequestParams = {}) =>
@@ -26381,6 +26699,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` sdk_package_missing: the service was built without packing the SDK; service_unavailable: the database does not answer (Retry-After)
      */
     downloadSdkPackage: (
@@ -26404,6 +26723,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `SdkVersionsResponse`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSdkVersions: (params: RequestParams = {}) =>
@@ -26428,6 +26748,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadExamples: (
@@ -26474,6 +26795,7 @@ export class EvaluationWorkspaceClient<
  * @response `406` `ProblemResponse` mcp_not_acceptable: the Accept header admits neither application/json nor text/event-stream
  * @response `413` `ProblemResponse` The body exceeds the documented size limit
  * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+ * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
  * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
  */
     sendMcpMessage: (data: SendMcpMessagePayload, params: RequestParams = {}) =>
