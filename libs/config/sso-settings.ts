@@ -24,7 +24,7 @@ export function parseGroupRoles(text: string): SsoGroupRoles {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new Error(`not valid JSON (${(err as Error).message})`);
+    throw new Error(`not valid JSON (${(err as Error).message})`, { cause: err });
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new Error('must be a JSON object of group names');

@@ -1405,71 +1405,6 @@ export interface CompareJudgeValidationsRequest {
   candidate_validation_id: string;
 }
 
-export interface CompleteSsoLoginParams {
-  /**
-   * Google's account index; not used.
-   * @maxLength 20
-   * @example "0"
-   */
-  authuser?: string;
-  /**
-   * @maxLength 4096
-   * @example "Qcb0Orv1zh30vL1MPRsbm-diHiMwcLyZvn1arpZv-Jx"
-   */
-  code?: string;
-  /**
-   * The provider's error code (`access_denied`, `login_required`…) when the login did not succeed.
-   * @maxLength 200
-   * @example "access_denied"
-   */
-  error?: string;
-  /**
-   * @maxLength 2000
-   * @example "The user cancelled the login"
-   */
-  error_description?: string;
-  /**
-   * @maxLength 2000
-   * @example "https://idp.example.com/errors/access_denied"
-   */
-  error_uri?: string;
-  /**
-   * Google's hosted domain; not used.
-   * @maxLength 253
-   * @example "example.com"
-   */
-  hd?: string;
-  /**
-   * The issuer that answered (RFC 9207); checked against the configured one.
-   * @maxLength 2000
-   * @example "https://idp.example.com/realms/evals"
-   */
-  iss?: string;
-  /**
-   * The prompt the provider showed (Google); not used.
-   * @maxLength 200
-   * @example "consent"
-   */
-  prompt?: string;
-  /**
-   * The scopes granted (Google); not used.
-   * @maxLength 2000
-   * @example "openid email profile"
-   */
-  scope?: string;
-  /**
-   * The provider's session (Keycloak, Entra ID); not used.
-   * @maxLength 2000
-   * @example "7d1f3c1e-2b0a-4a4e-9a1c-3f0b6e2d9c11"
-   */
-  session_state?: string;
-  /**
-   * @maxLength 512
-   * @example "f0QvZ3NQb2NmR1hLbXVyUjZjZ2RfQ2hhbmdlTWU"
-   */
-  state?: string;
-}
-
 /** @example {"true_positive":20,"false_positive":10,"true_negative":15,"false_negative":5,"items":50} */
 export interface ConfusionMatrixResponse {
   /**
@@ -6865,6 +6800,71 @@ export interface IssueResetTokenParams {
    * @format uuid
    */
   userId: string;
+}
+
+export interface IssueSsoTokenParams {
+  /**
+   * Google's account index; not used.
+   * @maxLength 20
+   * @example "0"
+   */
+  authuser?: string;
+  /**
+   * @maxLength 4096
+   * @example "Qcb0Orv1zh30vL1MPRsbm-diHiMwcLyZvn1arpZv-Jx"
+   */
+  code?: string;
+  /**
+   * The provider's error code (`access_denied`, `login_required`…) when the login did not succeed.
+   * @maxLength 200
+   * @example "access_denied"
+   */
+  error?: string;
+  /**
+   * @maxLength 2000
+   * @example "The user cancelled the login"
+   */
+  error_description?: string;
+  /**
+   * @maxLength 2000
+   * @example "https://idp.example.com/errors/access_denied"
+   */
+  error_uri?: string;
+  /**
+   * Google's hosted domain; not used.
+   * @maxLength 253
+   * @example "example.com"
+   */
+  hd?: string;
+  /**
+   * The issuer that answered (RFC 9207); checked against the configured one.
+   * @maxLength 2000
+   * @example "https://idp.example.com/realms/evals"
+   */
+  iss?: string;
+  /**
+   * The prompt the provider showed (Google); not used.
+   * @maxLength 200
+   * @example "consent"
+   */
+  prompt?: string;
+  /**
+   * The scopes granted (Google); not used.
+   * @maxLength 2000
+   * @example "openid email profile"
+   */
+  scope?: string;
+  /**
+   * The provider's session (Keycloak, Entra ID); not used.
+   * @maxLength 2000
+   * @example "7d1f3c1e-2b0a-4a4e-9a1c-3f0b6e2d9c11"
+   */
+  session_state?: string;
+  /**
+   * @maxLength 512
+   * @example "f0QvZ3NQb2NmR1hLbXVyUjZjZ2RfQ2hhbmdlTWU"
+   */
+  state?: string;
 }
 
 export interface JudgeConnectionResponse {
@@ -17222,34 +17222,6 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
-     * @description Where the identity provider sends the browser back. Proves the login (state against the cookie, the code traded with the PKCE verifier, the ID token's signature, issuer, audience and nonce), provisions the account and its mapped roles, and issues a bearer token: as JSON, or, when the login named `return_to`, by a redirect there with the token in the URL's fragment.
-     *
-     * @tags auth
-     * @name CompleteSsoLogin
-     * @summary Where the identity provider sends the browser back
-     * @request GET:/auth/sso/callback
-     * @response `200` `TokenResponse` The session token (never cached)
-     * @response `303` `void` To the return_to address, the token in its fragment
-     * @response `400` `ProblemResponse` validation_failed, sso_state_invalid
-     * @response `401` `ProblemResponse` sso_denied, sso_login_failed, account_deactivated
-     * @response `403` `ProblemResponse` sso_identity_unusable
-     * @response `404` `ProblemResponse` sso_not_configured
-     * @response `502` `ProblemResponse` sso_provider_unavailable
-     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
-     */
-    completeSsoLogin: (
-      query: CompleteSsoLoginParams = {},
-      params: RequestParams = {},
-    ) =>
-      this.request<TokenResponse, void | ProblemResponse>({
-        path: `/auth/sso/callback`,
-        method: "GET",
-        query: query,
-        format: "json",
-        ...params,
-      }),
-
-    /**
      * @description Who the token belongs to, with the caller's workspace memberships. With an API key: its creator, in the key's workspace only, at the key's effective role.
      *
      * @tags auth
@@ -17266,6 +17238,34 @@ export class EvaluationWorkspaceClient<
         path: `/auth/me`,
         method: "GET",
         secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Where the identity provider sends the browser back. Proves the login (state against the cookie, the code traded with the PKCE verifier, the ID token's signature, issuer, audience and nonce), provisions the account and its mapped roles, and issues a bearer token: as JSON, or, when the login named `return_to`, by a redirect there with the token in the URL's fragment.
+     *
+     * @tags auth
+     * @name IssueSsoToken
+     * @summary Where the identity provider sends the browser back
+     * @request GET:/auth/sso/callback
+     * @response `200` `TokenResponse` The session token (never cached)
+     * @response `303` `void` To the return_to address, the token in its fragment
+     * @response `400` `ProblemResponse` validation_failed, sso_state_invalid
+     * @response `401` `ProblemResponse` sso_denied, sso_login_failed, account_deactivated
+     * @response `403` `ProblemResponse` sso_identity_unusable
+     * @response `404` `ProblemResponse` sso_not_configured
+     * @response `502` `ProblemResponse` sso_provider_unavailable
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    issueSsoToken: (
+      query: IssueSsoTokenParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<TokenResponse, void | ProblemResponse>({
+        path: `/auth/sso/callback`,
+        method: "GET",
+        query: query,
         format: "json",
         ...params,
       }),
@@ -17323,7 +17323,7 @@ export class EvaluationWorkspaceClient<
      * @description Ends the session of this token at once (as POST /auth/logout does) and answers the identity provider's logout URL, for the browser to open so the provider's session ends too.
      *
      * @tags auth
-     * @name SsoLogout
+     * @name LogoutSso
      * @summary Ends the session of this token at once (as POST /auth/logout does) and answers the identity provider's logout URL, for the browser to open so the provider's session ends too
      * @request POST:/auth/sso/logout
      * @secure
@@ -17334,7 +17334,7 @@ export class EvaluationWorkspaceClient<
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
-    ssoLogout: (params: RequestParams = {}) =>
+    logoutSso: (params: RequestParams = {}) =>
       this.request<SsoLogoutResponse, ProblemResponse>({
         path: `/auth/sso/logout`,
         method: "POST",

@@ -4,11 +4,12 @@ import type { SystemRole } from '#libs/auth/roles.js';
 import { DomainError } from '#libs/common/domain-error.js';
 import { rolesForGroups, type SsoSettings } from '#libs/config/sso-settings.js';
 import { TransactionRunner } from '#libs/database/unit-of-work.js';
-import type { UserEntity } from '../../users/entities/user.entity.js';
-import { UsersService } from '../../users/users.service.js';
-import { MembersService, type SsoMembershipChange } from '../../workspaces/members.service.js';
-import { AuthErrors } from '../auth.errors.js';
-import type { ProvenIdentity } from './oidc-relying-party.js';
+import { AuthErrors } from '../auth/auth.errors.js';
+import type { UserEntity } from '../users/entities/user.entity.js';
+import { UsersService } from '../users/users.service.js';
+import { MembersService, type SsoMembershipChange } from '../workspaces/members.service.js';
+import type { ProvenIdentity } from './oidc-relying-party.service.js';
+import { SsoErrors } from './sso.errors.js';
 
 export interface SsoSignIn {
   user: UserEntity;
@@ -27,7 +28,7 @@ const EMAIL_MAX = 320;
  * the mapped workspaces follow the identity provider's groups at every login.
  */
 @Injectable()
-export class SsoProvisioner {
+export class SsoProvisioningService {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly users: UsersService,
@@ -39,12 +40,12 @@ export class SsoProvisioner {
     const email = identity.email?.trim().toLowerCase();
     if (!email || !email.includes('@') || email.length > EMAIL_MAX)
       throw new DomainError(
-        AuthErrors.sso_identity_unusable,
+        SsoErrors.sso_identity_unusable,
         'The identity provider gave no e-mail address for this user: ask for the email scope and claim',
       );
     if (identity.emailVerified === false)
       throw new DomainError(
-        AuthErrors.sso_identity_unusable,
+        SsoErrors.sso_identity_unusable,
         `The identity provider says ${email} is not verified; verify it there first`,
       );
     return this.transactions.run(async () => {

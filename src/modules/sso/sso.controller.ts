@@ -16,8 +16,8 @@ import { Authenticated, CurrentUser, Public } from '#libs/auth/access.decorators
 import type { Principal } from '#libs/auth/roles.js';
 import { RequestOrigin } from '#libs/common/file-answer.js';
 import { ProblemResponse } from '#libs/common/problem.dto.js';
-import { TokenResponse } from '../dto/auth.dto.js';
-import { SsoCallbackQuery, SsoLoginQuery, SsoLogoutResponse } from '../dto/sso.dto.js';
+import { TokenResponse } from '../auth/dto/auth.dto.js';
+import { SsoCallbackQuery, SsoLoginQuery, SsoLogoutResponse } from './dto/sso.dto.js';
 import { SSO_LOGIN_COOKIE, SSO_LOGIN_SECONDS } from './sso-login-cookie.js';
 import { SsoService } from './sso.service.js';
 
@@ -69,7 +69,7 @@ export class SsoController {
    * when the login named `return_to`, by a redirect there with the token in the URL's fragment.
    */
   @Get('callback')
-  @ApiOperation({ operationId: 'completeSsoLogin' })
+  @ApiOperation({ operationId: 'issueSsoToken' })
   @Public()
   @ApiOkResponse({ type: TokenResponse, description: 'The session token (never cached)' })
   @ApiSeeOtherResponse({ description: 'To the return_to address, the token in its fragment' })
@@ -108,7 +108,7 @@ export class SsoController {
    * provider's logout URL, for the browser to open so the provider's session ends too.
    */
   @Post('logout')
-  @ApiOperation({ operationId: 'ssoLogout' })
+  @ApiOperation({ operationId: 'logoutSso' })
   @HttpCode(200)
   @Authenticated({ apiKeys: false })
   @ApiOkResponse({ type: SsoLogoutResponse })

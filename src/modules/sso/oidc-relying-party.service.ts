@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import { DomainError } from '#libs/common/domain-error.js';
 import type { SsoSettings } from '#libs/config/sso-settings.js';
-import { AuthErrors } from '../auth.errors.js';
+import { SsoErrors } from './sso.errors.js';
 
 /** What the browser's login carries from the start to the callback (sealed in its cookie). */
 export interface LoginChecks {
@@ -52,7 +52,7 @@ export class OidcRelyingParty {
     return this.discovered.config.catch((err: unknown) => {
       this.log.warn(`discovery of ${sso.issuer.href} failed: ${(err as Error).message}`);
       throw new DomainError(
-        AuthErrors.sso_provider_unavailable,
+        SsoErrors.sso_provider_unavailable,
         `The identity provider ${sso.issuer.origin} could not be reached or answered no valid discovery document`,
       );
     });
@@ -138,13 +138,13 @@ export class OidcRelyingParty {
   private failure(err: unknown): DomainError {
     if (err instanceof DomainError) return err;
     if (err instanceof oidc.AuthorizationResponseError)
-      return new DomainError(AuthErrors.sso_denied, `The identity provider refused the login: ${err.error}`);
+      return new DomainError(SsoErrors.sso_denied, `The identity provider refused the login: ${err.error}`);
     if (err instanceof oidc.ResponseBodyError || err instanceof oidc.ClientError || isProtocolError(err)) {
       const reason = err instanceof oidc.ResponseBodyError ? err.error : (err as Error).message;
-      return new DomainError(AuthErrors.sso_login_failed, `The single sign-on answer was refused: ${reason}`);
+      return new DomainError(SsoErrors.sso_login_failed, `The single sign-on answer was refused: ${reason}`);
     }
     this.log.warn(`the identity provider could not be reached: ${(err as Error).message}`);
-    return new DomainError(AuthErrors.sso_provider_unavailable, 'The identity provider could not be reached');
+    return new DomainError(SsoErrors.sso_provider_unavailable, 'The identity provider could not be reached');
   }
 }
 

@@ -4,13 +4,13 @@ import type { Principal } from '#libs/auth/roles.js';
 import { DomainError } from '#libs/common/domain-error.js';
 import { AppConfig } from '#libs/config/app-config.js';
 import type { SsoSettings } from '#libs/config/sso-settings.js';
-import { AuthErrors } from '../auth.errors.js';
-import { AuthService, type ClientInfo } from '../auth.service.js';
-import type { TokenResponse } from '../dto/auth.dto.js';
-import type { SsoCallbackQuery, SsoLoginQuery, SsoLogoutResponse } from '../dto/sso.dto.js';
-import { OidcRelyingParty } from './oidc-relying-party.js';
+import { AuthService, type ClientInfo } from '../auth/auth.service.js';
+import type { TokenResponse } from '../auth/dto/auth.dto.js';
+import type { SsoCallbackQuery, SsoLoginQuery, SsoLogoutResponse } from './dto/sso.dto.js';
+import { OidcRelyingParty } from './oidc-relying-party.service.js';
 import { SsoLoginCookie } from './sso-login-cookie.js';
-import { SsoProvisioner } from './sso-provisioner.js';
+import { SsoProvisioningService } from './sso-provisioning.service.js';
+import { SsoErrors } from './sso.errors.js';
 
 /** What the callback ends with: the token, and where the browser takes it (when the login named a place). */
 export interface SsoCompletion {
@@ -25,19 +25,22 @@ export interface SsoCompletion {
  */
 @Injectable()
 export class SsoService {
+  private readonly cookies: SsoLoginCookie;
+
   constructor(
     private readonly config: AppConfig,
     private readonly relyingParty: OidcRelyingParty,
-    private readonly cookies: SsoLoginCookie,
-    private readonly provisioner: SsoProvisioner,
+    private readonly provisioning: SsoProvisioningService,
     private readonly auth: AuthService,
     private readonly audit: AuditService,
-  ) {}
+  ) {
+    this.cookies = new SsoLoginCookie(config.keys.jwtSecret);
+  }
 
   private settings(): SsoSettings {
     if (!this.config.sso)
       throw new DomainError(
-        AuthErrors.sso_not_configured,
+        SsoErrors.sso_not_configured,
         'Single sign-on is not configured on this service (SSO_ISSUER_URL, SSO_CLIENT_ID)',
       );
     return this.config.sso;
@@ -48,7 +51,7 @@ export class SsoService {
     const sso = this.settings();
     if (query.return_to !== undefined && !sso.returnOrigins.has(new URL(query.return_to).origin))
       throw new DomainError(
-        AuthErrors.sso_return_not_allowed,
+        SsoErrors.sso_return_not_allowed,
         `return_to must be on one of the origins SSO_RETURN_ORIGINS lists${sso.returnOrigins.size ? `: ${[...sso.returnOrigins].join(', ')}` : ' (none are)'}`,
       );
     const base = (this.config.env.PUBLIC_BASE_URL ?? origin).replace(/\/+$/, '');
@@ -66,7 +69,7 @@ export class SsoService {
     if (!login || !query.state || query.state !== login.state) {
       await this.failed(client, 'state_invalid');
       throw new DomainError(
-        AuthErrors.sso_state_invalid,
+        SsoErrors.sso_state_invalid,
         login
           ? 'The state returned by the identity provider is not the one this login started with'
           : 'This browser started no single sign-on login in the last 10 minutes (its login cookie is missing, altered or expired)',
@@ -82,7 +85,7 @@ export class SsoService {
       if (err instanceof DomainError) await this.failed(client, err.code, err.message);
       throw err;
     }
-    const signIn = await this.provisioner.signIn(identity, sso);
+    const signIn = await this.provisioning.signIn(identity, sso);
     const token = await this.auth.issueFor(signIn.user, client, 'auth.sso_login', {
       issuer: identity.issuer,
       subject: identity.subject,

@@ -1,7 +1,5 @@
-import { Injectable } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { AppConfig } from '#libs/config/app-config.js';
-import type { LoginChecks } from './oidc-relying-party.js';
+import type { LoginChecks } from './oidc-relying-party.service.js';
 
 /** What a login in progress keeps in the browser until its callback, sealed. */
 export interface PendingLogin extends LoginChecks {
@@ -19,12 +17,11 @@ const PURPOSE = 'ews-sso-login-v1';
  * from JWT_SECRET, the expiry inside the sealed text): the browser carries it but can neither read
  * nor alter it, and no server-side row waits for logins that are never finished.
  */
-@Injectable()
 export class SsoLoginCookie {
   private readonly key: Buffer;
 
-  constructor(config: AppConfig) {
-    this.key = createHmac('sha256', config.keys.jwtSecret).update(PURPOSE).digest();
+  constructor(secret: string) {
+    this.key = createHmac('sha256', secret).update(PURPOSE).digest();
   }
 
   seal(login: PendingLogin, now = Date.now()): string {
