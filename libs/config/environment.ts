@@ -291,6 +291,12 @@ export class Environment {
   @MaxLength(2000)
   SSO_POST_LOGOUT_REDIRECT_URL?: string;
 
+  /** Tie an existing account to an SSO identity of the same e-mail at its first SSO login; unset, that login is refused (409 sso_account_exists). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  SSO_LINK_EXISTING_ACCOUNTS: boolean = false;
+
   /** Allow an issuer on plain http (a development identity provider on loopback); never in production. */
   @IsOptional()
   @Transform(toBool)

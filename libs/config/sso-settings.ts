@@ -97,6 +97,7 @@ export interface SsoSettings {
   adminGroups?: ReadonlySet<string>;
   postLogoutRedirectUrl?: string;
   returnOrigins: ReadonlySet<string>;
+  linkExistingAccounts: boolean;
   allowHttpIssuer: boolean;
 }
 
@@ -118,6 +119,7 @@ export function ssoSettingsOf(env: Environment): SsoSettings | undefined {
     adminGroups: env.SSO_ADMIN_GROUPS === undefined ? undefined : new Set(commaList(env.SSO_ADMIN_GROUPS)),
     postLogoutRedirectUrl: env.SSO_POST_LOGOUT_REDIRECT_URL,
     returnOrigins: new Set(commaList(env.SSO_RETURN_ORIGINS).map((o) => new URL(o).origin)),
+    linkExistingAccounts: env.SSO_LINK_EXISTING_ACCOUNTS,
     allowHttpIssuer: env.SSO_ALLOW_HTTP_ISSUER,
   };
 }

@@ -51,7 +51,7 @@ export class SsoProvisioningService {
     return this.transactions.run(async () => {
       // The admins before any user row: the lock order of every system-role change.
       const admins = sso.adminGroups ? await this.users.lockActiveAdmins() : [];
-      const { user, created } = await this.account(identity, email);
+      const { user, created } = await this.account(identity, email, sso.linkExistingAccounts);
       if (user.status !== 'active')
         throw new DomainError(
           AuthErrors.account_deactivated,
@@ -84,10 +84,20 @@ export class SsoProvisioningService {
   }
 
   /** The user of the identity, its row locked; tied or created on the first login. */
-  private async account(identity: ProvenIdentity, email: string): Promise<{ user: UserEntity; created: boolean }> {
+  private async account(
+    identity: ProvenIdentity,
+    email: string,
+    linkExisting: boolean,
+  ): Promise<{ user: UserEntity; created: boolean }> {
     const known = await this.users.findBySsoIdentityLocked(identity.issuer, identity.subject);
     if (known) return { user: known, created: false };
     const byEmail = await this.users.findByEmail(email);
+    // Whoever the provider lets claim an address would otherwise become that account (an admin's, say).
+    if (byEmail && !linkExisting)
+      throw new DomainError(
+        SsoErrors.sso_account_exists,
+        `An account of ${email} exists and is not tied to single sign-on; a system admin may allow it (SSO_LINK_EXISTING_ACCOUNTS)`,
+      );
     const user = byEmail
       ? (await this.users.findLocked(byEmail.id))!
       : await this.users.createUser(

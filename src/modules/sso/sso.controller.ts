@@ -2,6 +2,7 @@ import { Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common
 import {
   ApiBadGatewayResponse,
   ApiBadRequestResponse,
+  ApiConflictResponse,
   ApiForbiddenResponse,
   ApiFoundResponse,
   ApiNotFoundResponse,
@@ -79,6 +80,7 @@ export class SsoController {
     description: 'sso_denied, sso_login_failed, account_deactivated',
   })
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'sso_identity_unusable' })
+  @ApiConflictResponse({ type: ProblemResponse, description: 'sso_account_exists, sso_identity_conflict' })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'sso_not_configured' })
   @ApiBadGatewayResponse({ type: ProblemResponse, description: 'sso_provider_unavailable' })
   async callback(@Query() query: SsoCallbackQuery, @Req() req: Request, @Res() res: Response): Promise<void> {
@@ -112,6 +114,10 @@ export class SsoController {
   @HttpCode(200)
   @Authenticated({ apiKeys: false })
   @ApiOkResponse({ type: SsoLogoutResponse })
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'malformed_json: a body was sent (none is taken) and is not JSON',
+  })
   logout(@CurrentUser() principal: Principal): Promise<SsoLogoutResponse> {
     return this.sso.logout(principal);
   }

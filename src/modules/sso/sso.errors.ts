@@ -28,6 +28,12 @@ export const SsoErrors = defineErrorCodes('sso', {
     description:
       "The identity provider's answer did not prove the login: the code was refused (reused, expired, wrong PKCE verifier) or the ID token failed its checks (signature, issuer, audience, nonce).",
   },
+  sso_account_exists: {
+    status: 409,
+    title: 'Account exists',
+    description:
+      'An account of this e-mail exists and is not tied to single sign-on; SSO_LINK_EXISTING_ACCOUNTS lets its first SSO login tie it.',
+  },
   sso_identity_unusable: {
     status: 403,
     title: 'Single sign-on identity unusable',

@@ -155,6 +155,17 @@ describe('single sign-on (OpenID Connect)', () => {
     expect(JSON.stringify(events)).not.toContain(idp.clientSecret);
   });
 
+  it('refuses to become an existing account of the same e-mail (linking is off by default)', async () => {
+    idp.accounts.set('mallory', { email: admin.email.toUpperCase(), name: 'Not the admin', groups: ['ews-admins'] });
+    const context = await newContext();
+    const answer = await signIn(context, 'mallory');
+    await context.close();
+    expect(answer.status).toBe(409);
+    expect(JSON.parse(answer.text)).toEqual(expect.objectContaining({ error_code: 'sso_account_exists' }));
+    const [row] = await t.dataSource.query(`SELECT sso_subject FROM users WHERE id = $1`, [admin.id]);
+    expect(row.sso_subject).toBeNull();
+  });
+
   it('the next login re-applies the mapping after the groups change, and can hand the token to an allowed page', async () => {
     idp.accounts.get('ada')!.groups = ['evals-leads'];
     const refused = await t.http.get('/auth/sso/login').query({ return_to: 'https://elsewhere.example/steal' });

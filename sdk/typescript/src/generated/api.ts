@@ -17255,6 +17255,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` sso_denied, sso_login_failed, account_deactivated
      * @response `403` `ProblemResponse` sso_identity_unusable
      * @response `404` `ProblemResponse` sso_not_configured
+     * @response `409` `ProblemResponse` sso_account_exists, sso_identity_conflict
      * @response `502` `ProblemResponse` sso_provider_unavailable
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
@@ -17328,6 +17329,7 @@ export class EvaluationWorkspaceClient<
      * @request POST:/auth/sso/logout
      * @secure
      * @response `200` `SsoLogoutResponse`
+     * @response `400` `ProblemResponse` malformed_json: a body was sent (none is taken) and is not JSON
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
