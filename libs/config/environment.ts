@@ -39,6 +39,17 @@ function groupRolesProblem(text: string): string | undefined {
   }
 }
 
+/** Valid when `problem` finds nothing wrong with the string; its finding is the message. */
+function WithoutProblem(name: string, problem: (value: string) => string | undefined): PropertyDecorator {
+  return ValidateBy({
+    name,
+    validator: {
+      validate: (v) => typeof v === 'string' && problem(v) === undefined,
+      defaultMessage: (a) => `${a?.property}: ${problem(String(a?.value)) ?? 'is invalid'}`,
+    },
+  });
+}
+
 /**
  * Hashes at once by default: one per core, at least 2, and at most half of libuv's thread pool
  * (argon2 runs there), so file and DNS work keeps threads of its own.
@@ -248,13 +259,7 @@ export class Environment {
 
   /** JSON: each group and the workspace role it grants, `{"<group>": {"workspace": "<workspace id>", "role": "admin|member|viewer"}}` (or a list per group); applied at every SSO login. */
   @IsOptional()
-  @ValidateBy({
-    name: 'groupRoles',
-    validator: {
-      validate: (v) => typeof v === 'string' && groupRolesProblem(v) === undefined,
-      defaultMessage: (a) => `SSO_GROUP_ROLES ${groupRolesProblem(String(a?.value)) ?? 'is invalid'}`,
-    },
-  })
+  @WithoutProblem('groupRoles', groupRolesProblem)
   SSO_GROUP_ROLES?: string;
 
   /** Comma-separated groups whose members are system admins; when set, an SSO user in none of them is a plain user. */
@@ -265,24 +270,12 @@ export class Environment {
 
   /** Comma-separated e-mail domains whose users must sign in through SSO: POST /auth/token refuses their passwords. */
   @IsOptional()
-  @ValidateBy({
-    name: 'emailDomains',
-    validator: {
-      validate: (v) => typeof v === 'string' && emailDomainsProblem(v) === undefined,
-      defaultMessage: (a) => `SSO_REQUIRED_DOMAINS: ${emailDomainsProblem(String(a?.value)) ?? 'is invalid'}`,
-    },
-  })
+  @WithoutProblem('emailDomains', emailDomainsProblem)
   SSO_REQUIRED_DOMAINS?: string;
 
   /** Comma-separated origins a login may return to (`return_to`), the token in the URL's fragment; unset: the callback answers the token as JSON only. */
   @IsOptional()
-  @ValidateBy({
-    name: 'origins',
-    validator: {
-      validate: (v) => typeof v === 'string' && originsProblem(v) === undefined,
-      defaultMessage: (a) => `SSO_RETURN_ORIGINS: ${originsProblem(String(a?.value)) ?? 'is invalid'}`,
-    },
-  })
+  @WithoutProblem('origins', originsProblem)
   SSO_RETURN_ORIGINS?: string;
 
   /** Where the issuer sends the browser after RP-initiated logout (registered at the issuer); unset: the issuer's own page. */
