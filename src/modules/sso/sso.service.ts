@@ -85,7 +85,12 @@ export class SsoService {
       if (err instanceof DomainError) await this.failed(client, err.code, err.message);
       throw err;
     }
-    const signIn = await this.provisioning.signIn(identity, sso);
+    const signIn = await this.provisioning.signIn(identity, sso).catch(async (err: unknown) => {
+      // The refusal's transaction is rolled back: its record is written on its own.
+      if (err instanceof DomainError)
+        await this.failed(client, err.code, `${identity.issuer} ${identity.subject}: ${err.detail}`);
+      throw err;
+    });
     const token = await this.auth.issueFor(signIn.user, client, 'auth.sso_login', {
       issuer: identity.issuer,
       subject: identity.subject,

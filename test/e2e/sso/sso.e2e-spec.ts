@@ -164,6 +164,10 @@ describe('single sign-on (OpenID Connect)', () => {
     expect(JSON.parse(answer.text)).toEqual(expect.objectContaining({ error_code: 'sso_account_exists' }));
     const [row] = await t.dataSource.query(`SELECT sso_subject FROM users WHERE id = $1`, [admin.id]);
     expect(row.sso_subject).toBeNull();
+    const [refusal] = await t.dataSource.query(
+      `SELECT details FROM audit_events WHERE action = 'auth.sso_login_failed' ORDER BY created_at DESC LIMIT 1`,
+    );
+    expect(refusal.details).toEqual(expect.objectContaining({ reason: 'sso_account_exists' }));
   });
 
   it('the next login re-applies the mapping after the groups change, and can hand the token to an allowed page', async () => {
