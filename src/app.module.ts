@@ -13,6 +13,7 @@ import { migrations } from './database/migrations/index.js';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module.js';
 import { AnalysisModule } from './modules/analysis/analysis.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
+import { SsoModule } from './modules/sso/sso.module.js';
 import { CataloguesModule } from './modules/catalogues/catalogues.module.js';
 import { DatasetsModule } from './modules/datasets/datasets.module.js';
 import { McpModule } from './modules/mcp/mcp.module.js';
@@ -43,6 +44,7 @@ export const FAMILY_MODULES = [
   ApiKeysModule,
   SecretsModule,
   InvitationsModule,
+  SsoModule,
   DatasetsModule,
   CataloguesModule,
   SutsModule,

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigurationError, Environment, loadEnvironment } from './environment.js';
+import { requiredSsoDomains, ssoSettingsOf, type SsoSettings } from './sso-settings.js';
 
 export interface KeyMaterial {
   jwtSecret: string;
@@ -17,9 +18,15 @@ export class AppConfig {
   readonly env: Environment;
   readonly dataDir: string;
   readonly keys: KeyMaterial;
+  /** Single sign-on, when SSO_ISSUER_URL and SSO_CLIENT_ID are set. */
+  readonly sso?: SsoSettings;
+  /** E-mail domains whose users may not log in with a password (SSO_REQUIRED_DOMAINS). */
+  readonly ssoRequiredDomains: ReadonlySet<string>;
 
   constructor(env: Environment, keys: KeyMaterial) {
     this.env = env;
+    this.sso = ssoSettingsOf(env);
+    this.ssoRequiredDomains = requiredSsoDomains(env);
     this.dataDir = resolve(env.DATA_DIR);
     this.keys = keys;
   }

@@ -9,12 +9,15 @@ import {
   IsUrl,
   Matches,
   Max,
+  MaxLength,
   Min,
   MinLength,
   ValidateBy,
+  ValidateIf,
   validateSync,
 } from 'class-validator';
 import { availableParallelism } from 'node:os';
+import { emailDomainsProblem, originsProblem, parseGroupRoles } from './sso-settings.js';
 import { trustedProxiesProblem } from './trusted-proxies.js';
 
 const toInt = ({ value }: { value: unknown }) =>
@@ -26,6 +29,26 @@ const toBool = ({ value }: { value: unknown }) => {
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   return value;
 };
+
+function groupRolesProblem(text: string): string | undefined {
+  try {
+    parseGroupRoles(text);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Valid when `problem` finds nothing wrong with the string; its finding is the message. */
+function WithoutProblem(name: string, problem: (value: string) => string | undefined): PropertyDecorator {
+  return ValidateBy({
+    name,
+    validator: {
+      validate: (v) => typeof v === 'string' && problem(v) === undefined,
+      defaultMessage: (a) => `${a?.property}: ${problem(String(a?.value)) ?? 'is invalid'}`,
+    },
+  });
+}
 
 /**
  * Hashes at once by default: one per core, at least 2, and at most half of libuv's thread pool
@@ -244,6 +267,83 @@ export class Environment {
   @Min(1)
   @Max(24 * 60)
   RESET_TOKEN_TTL_MINUTES: number = 60;
+
+  /** The OpenID Connect issuer users sign in with (its discovery document is read from `<issuer>/.well-known/openid-configuration`); unset: no single sign-on. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  @MaxLength(2000)
+  SSO_ISSUER_URL?: string;
+
+  /** The client id registered at the issuer; required with SSO_ISSUER_URL. */
+  @ValidateIf((env: Environment) => !!env.SSO_ISSUER_URL || env.SSO_CLIENT_ID !== undefined)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  SSO_CLIENT_ID?: string;
+
+  /** The client secret (a confidential client, `client_secret_basic`); unset: a public client, PKCE only. Never echoed or logged. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  SSO_CLIENT_SECRET?: string;
+
+  /** The redirect URI registered at the issuer; default `<PUBLIC_BASE_URL or the request's origin>/auth/sso/callback`. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  @MaxLength(2000)
+  SSO_REDIRECT_URL?: string;
+
+  /** Scopes asked for, space-separated; must include `openid`. */
+  @IsOptional()
+  @Matches(/^(?=(.* )?openid( |$))[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, {
+    message: 'SSO_SCOPES must be space-separated scopes including openid',
+  })
+  @MaxLength(1000)
+  SSO_SCOPES: string = 'openid email profile';
+
+  /** The claim (ID token or userinfo) holding the user's groups: an array of strings, or one string. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_:./-]{1,200}$/, { message: 'SSO_GROUPS_CLAIM must be a claim name' })
+  SSO_GROUPS_CLAIM: string = 'groups';
+
+  /** JSON: each group and the workspace role it grants, `{"<group>": {"workspace": "<workspace id>", "role": "admin|member|viewer"}}` (or a list per group); applied at every SSO login. */
+  @IsOptional()
+  @WithoutProblem('groupRoles', groupRolesProblem)
+  SSO_GROUP_ROLES?: string;
+
+  /** Comma-separated groups whose members are system admins; when set, an SSO user in none of them is a plain user. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(10_000)
+  SSO_ADMIN_GROUPS?: string;
+
+  /** Comma-separated e-mail domains whose users must sign in through SSO: POST /auth/token refuses their passwords. */
+  @IsOptional()
+  @WithoutProblem('emailDomains', emailDomainsProblem)
+  SSO_REQUIRED_DOMAINS?: string;
+
+  /** Comma-separated origins a login may return to (`return_to`), the token in the URL's fragment; unset: the callback answers the token as JSON only. */
+  @IsOptional()
+  @WithoutProblem('origins', originsProblem)
+  SSO_RETURN_ORIGINS?: string;
+
+  /** Where the issuer sends the browser after RP-initiated logout (registered at the issuer); unset: the issuer's own page. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
+  @MaxLength(2000)
+  SSO_POST_LOGOUT_REDIRECT_URL?: string;
+
+  /** Tie an existing account to an SSO identity of the same e-mail at its first SSO login; unset, that login is refused (409 sso_account_exists). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  SSO_LINK_EXISTING_ACCOUNTS: boolean = false;
+
+  /** Allow an issuer on plain http (a development identity provider on loopback); never in production. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  SSO_ALLOW_HTTP_ISSUER: boolean = false;
 
   /** Server-Sent Events streams of run events (GET /runs/{id}/events/stream) open at once in this process; beyond it, 503 event_streams_exhausted. */
   @IsOptional()
@@ -477,6 +577,15 @@ export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): Enviro
     'PASSWORD_HASH_QUEUE',
     'TRUSTED_PROXIES',
     'OTLP_GRPC_PORT',
+    'SSO_ISSUER_URL',
+    'SSO_CLIENT_ID',
+    'SSO_CLIENT_SECRET',
+    'SSO_REDIRECT_URL',
+    'SSO_GROUP_ROLES',
+    'SSO_ADMIN_GROUPS',
+    'SSO_REQUIRED_DOMAINS',
+    'SSO_RETURN_ORIGINS',
+    'SSO_POST_LOGOUT_REDIRECT_URL',
   ]) {
     const value = source[key];
     if (value !== undefined && value !== '') raw[key] = value;

@@ -1175,6 +1175,8 @@ export interface Users {
   last_login_at: Timestamp | null;
   password_changed_at: Timestamp | null;
   password_hash: string | null;
+  sso_issuer: string | null;
+  sso_subject: string | null;
   status: Generated<string>;
   system_role: Generated<string>;
   updated_at: Generated<Timestamp>;

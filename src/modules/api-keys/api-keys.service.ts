@@ -206,7 +206,7 @@ export class ApiKeysService implements OnModuleInit {
     userId: string,
     workspaceId: string | null,
     reason: 'member_removed' | 'user_deactivated',
-    actor: Principal | undefined,
+    actor: Pick<Principal, 'userId' | 'email'> | undefined,
   ): Promise<number> {
     const revoked = await this.keys.revokeAllOf(userId, workspaceId, reason, actor?.userId ?? null);
     for (const k of revoked) {

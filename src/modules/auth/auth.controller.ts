@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
+  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -39,6 +40,10 @@ export class AuthController {
   @ApiUnauthorizedResponse({
     type: ProblemResponse,
     description: 'Wrong email or password, deactivated account, or bad reset token',
+  })
+  @ApiForbiddenResponse({
+    type: ProblemResponse,
+    description: 'sso_required: accounts of this e-mail domain sign in through single sign-on (GET /auth/sso/login)',
   })
   @ApiTooManyRequestsResponse({
     type: ProblemResponse,

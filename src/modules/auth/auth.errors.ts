@@ -26,4 +26,10 @@ export const AuthErrors = defineErrorCodes('auth', {
     title: 'Unsupported grant type',
     description: 'grant_type must be `password` or `reset_token`.',
   },
+  sso_required: {
+    status: 403,
+    title: 'Single sign-on required',
+    description:
+      'Accounts of this e-mail domain sign in through single sign-on (GET /auth/sso/login), not with a password (SSO_REQUIRED_DOMAINS).',
+  },
 });

@@ -47,7 +47,18 @@ export class AuthService {
         missing.map((field) => ({ field, message: `${field} is required` })),
       );
     }
+    this.assertPasswordAllowed(email);
     return this.login(email, request.password!, client);
+  }
+
+  /** SSO_REQUIRED_DOMAINS: those accounts prove who they are at the identity provider, never with a password here. */
+  private assertPasswordAllowed(email: string): void {
+    const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+    if (email.includes('@') && this.config.ssoRequiredDomains.has(domain))
+      throw new DomainError(
+        AuthErrors.sso_required,
+        `Accounts of ${domain} sign in with single sign-on: open GET /auth/sso/login in a browser`,
+      );
   }
 
   /**
@@ -116,6 +127,7 @@ export class AuthService {
       const found = await this.users.findLocked(userId);
       if (!found || found.status !== 'active')
         throw new DomainError(AuthErrors.account_deactivated, 'This account is deactivated');
+      this.assertPasswordAllowed(found.email);
       await this.users.setPasswordHash(userId, hash);
       await this.sessions.revokeAllOf(userId, 'password_reset');
       await this.audit.record({
@@ -129,7 +141,22 @@ export class AuthService {
     return this.issue(user, client, 'auth.login');
   }
 
-  private async issue(user: UserEntity, client: ClientInfo, action: string): Promise<TokenResponse> {
+  /** A session token for a user whose identity another way proved (single sign-on); audited as `action`. */
+  issueFor(
+    user: UserEntity,
+    client: ClientInfo,
+    action: string,
+    details: Record<string, unknown> = {},
+  ): Promise<TokenResponse> {
+    return this.issue(user, client, action, details);
+  }
+
+  private async issue(
+    user: UserEntity,
+    client: ClientInfo,
+    action: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<TokenResponse> {
     const signed = this.signer.sign(user.id);
     await this.sessions.create({
       id: signed.tokenId,
@@ -144,7 +171,7 @@ export class AuthService {
       action,
       targetType: 'user',
       targetId: user.id,
-      details: { token_id: signed.tokenId, ip: client.ip },
+      details: { token_id: signed.tokenId, ip: client.ip, ...extra },
     });
     return {
       access_token: signed.token,

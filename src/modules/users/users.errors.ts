@@ -11,6 +11,12 @@ export const UserErrors = defineErrorCodes('users', {
     title: 'Last system admin',
     description: 'The change would leave the service without an active system admin.',
   },
+  sso_identity_conflict: {
+    status: 409,
+    title: 'Single sign-on identity conflict',
+    description:
+      'The account of this e-mail is already tied to another single sign-on identity (issuer and subject); a system admin must resolve it.',
+  },
   self_deactivation: {
     status: 409,
     title: 'Cannot deactivate yourself',

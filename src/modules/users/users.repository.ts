@@ -93,6 +93,18 @@ export class UsersRepository {
     return this.users.findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /** The user signed in through SSO as this issuer's subject, its row locked, or null. */
+  findBySsoIdentityForUpdate(issuer: string, subject: string): Promise<UserEntity | null> {
+    return this.users.findOne({
+      where: { ssoIssuer: issuer, ssoSubject: subject },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  async setSsoIdentity(id: string, issuer: string, subject: string): Promise<void> {
+    await this.users.update({ id }, { ssoIssuer: issuer, ssoSubject: subject });
+  }
+
   /** Ids of the active system admins, locked so two concurrent demotions cannot both pass. */
   async lockActiveAdmins(): Promise<string[]> {
     const rows = await this.db.typed((q) =>

@@ -301,6 +301,67 @@ export class UsersService {
     return this.users.setPassword(id, passwordHash);
   }
 
+  /** The user signed in through SSO as this issuer's subject, its row locked for the caller's unit of work, or null. */
+  findBySsoIdentityLocked(issuer: string, subject: string): Promise<UserEntity | null> {
+    return this.users.findBySsoIdentityForUpdate(issuer, subject);
+  }
+
+  /** Ties the user to an SSO identity (first SSO login of an existing account, or a new one); audited. */
+  async linkSsoIdentity(
+    user: UserEntity,
+    issuer: string,
+    subject: string,
+    actor: Pick<Principal, 'userId' | 'email'> | undefined,
+  ): Promise<void> {
+    if (user.ssoSubject !== null && (user.ssoIssuer !== issuer || user.ssoSubject !== subject))
+      throw new DomainError(
+        UserErrors.sso_identity_conflict,
+        `${user.email} is already tied to another single sign-on identity; a system admin must resolve it`,
+      );
+    await this.users.setSsoIdentity(user.id, issuer, subject);
+    user.ssoIssuer = issuer;
+    user.ssoSubject = subject;
+    await this.audit.record({
+      actor,
+      action: 'user.sso_linked',
+      targetType: 'user',
+      targetId: user.id,
+      details: { issuer, subject },
+    });
+  }
+
+  /** Locks the active admins (before any user row, as every role change does) and answers their ids. */
+  lockActiveAdmins(): Promise<string[]> {
+    return this.users.lockActiveAdmins();
+  }
+
+  /**
+   * Sets the system role an SSO login maps the user to, inside the caller's unit of work, the
+   * admins locked first (`lockActiveAdmins`); a demotion that would leave no active admin is not
+   * made. Answers the change, or null.
+   */
+  async applySsoSystemRole(
+    user: UserEntity,
+    role: SystemRole,
+    activeAdmins: string[],
+    actor: Pick<Principal, 'userId' | 'email'> | undefined,
+  ): Promise<{ from: SystemRole; to: SystemRole } | null> {
+    if (user.systemRole === role) return null;
+    if (user.systemRole === 'admin' && user.status === 'active' && !activeAdmins.some((id) => id !== user.id))
+      return null;
+    const change = { from: user.systemRole, to: role };
+    user.systemRole = role;
+    await this.users.save(user);
+    await this.audit.record({
+      actor,
+      action: 'user.system_role_changed',
+      targetType: 'user',
+      targetId: user.id,
+      details: { ...change, via: 'sso' },
+    });
+    return change;
+  }
+
   async memberships(id: string): Promise<UserMembershipResponse[]> {
     await this.require(id);
     return (await this.access.membershipsOf(id)).map(toMembershipResponse);

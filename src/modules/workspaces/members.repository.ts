@@ -74,6 +74,13 @@ export class MembersRepository {
     return rows.map((r) => r.user_id);
   }
 
+  /** Those of these workspace ids that exist. */
+  async existingWorkspaces(ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await this.db.typed((q) => q.selectFrom('workspaces').select('id').where('id', 'in', ids));
+    return rows.map((r) => r.id);
+  }
+
   /** The membership row locked for a role change or removal. */
   findForUpdate(workspaceId: string, userId: string): Promise<WorkspaceMemberEntity | null> {
     return this.repo.findOne({ where: { workspaceId, userId }, lock: { mode: 'pessimistic_write' } });

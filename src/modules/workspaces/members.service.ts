@@ -17,6 +17,13 @@ import { MembersRepository, type MemberRow, type MembershipRow } from './members
 import { WorkspaceErrors } from './workspaces.errors.js';
 import { toMemberResponse } from './workspaces.mapper.js';
 
+/** A membership single sign-on added, changed or removed. */
+export interface SsoMembershipChange {
+  workspaceId: string;
+  from: WorkspaceRole | null;
+  to: WorkspaceRole | null;
+}
+
 /**
  * Membership rules: admins manage members; only owners grant `owner` or change or remove an
  * owner; anyone may leave; a workspace always keeps one owner.
@@ -237,6 +244,41 @@ export class MembersService {
       return role;
     };
     return this.transactions.run(work);
+  }
+
+  /**
+   * Makes the user's roles in the workspaces single sign-on maps exactly those given (null: no
+   * membership), inside the caller's unit of work; an owner's membership is never changed. Answers
+   * what changed, and the mapped workspaces that do not exist.
+   */
+  async applySsoRoles(
+    userId: string,
+    wanted: ReadonlyMap<string, WorkspaceRole | null>,
+    actor: Pick<Principal, 'userId' | 'email'>,
+  ): Promise<{ changes: SsoMembershipChange[]; missing: string[] }> {
+    const existing = new Set(await this.members.existingWorkspaces([...wanted.keys()]));
+    const changes: SsoMembershipChange[] = [];
+    for (const [workspaceId, role] of [...wanted].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (!existing.has(workspaceId)) continue;
+      const member = await this.members.findForUpdate(workspaceId, userId);
+      const from = member?.role ?? null;
+      if (from === role || from === 'owner') continue;
+      if (!member) await this.members.insert({ workspaceId, userId, role: role!, addedBy: null });
+      else if (role) await this.members.setRole(workspaceId, userId, role);
+      else await this.members.delete(workspaceId, userId);
+      const action = !member ? 'member.added' : role ? 'member.role_changed' : 'member.removed';
+      await this.audit.record({
+        actor,
+        workspaceId,
+        action,
+        targetType: 'user',
+        targetId: userId,
+        details: { from, to: role, via: 'sso' },
+      });
+      if (!role) await this.apiKeys.revokeAllOf(userId, workspaceId, 'member_removed', actor);
+      changes.push({ workspaceId, from, to: role });
+    }
+    return { changes, missing: [...wanted.keys()].filter((id) => !existing.has(id)) };
   }
 
   private assertMayGrant(access: WorkspaceAccess, role: WorkspaceRole): void {

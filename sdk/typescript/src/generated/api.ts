@@ -6802,6 +6802,71 @@ export interface IssueResetTokenParams {
   userId: string;
 }
 
+export interface IssueSsoTokenParams {
+  /**
+   * Google's account index; not used.
+   * @maxLength 20
+   * @example "0"
+   */
+  authuser?: string;
+  /**
+   * @maxLength 4096
+   * @example "Qcb0Orv1zh30vL1MPRsbm-diHiMwcLyZvn1arpZv-Jx"
+   */
+  code?: string;
+  /**
+   * The provider's error code (`access_denied`, `login_required`…) when the login did not succeed.
+   * @maxLength 200
+   * @example "access_denied"
+   */
+  error?: string;
+  /**
+   * @maxLength 2000
+   * @example "The user cancelled the login"
+   */
+  error_description?: string;
+  /**
+   * @maxLength 2000
+   * @example "https://idp.example.com/errors/access_denied"
+   */
+  error_uri?: string;
+  /**
+   * Google's hosted domain; not used.
+   * @maxLength 253
+   * @example "example.com"
+   */
+  hd?: string;
+  /**
+   * The issuer that answered (RFC 9207); checked against the configured one.
+   * @maxLength 2000
+   * @example "https://idp.example.com/realms/evals"
+   */
+  iss?: string;
+  /**
+   * The prompt the provider showed (Google); not used.
+   * @maxLength 200
+   * @example "consent"
+   */
+  prompt?: string;
+  /**
+   * The scopes granted (Google); not used.
+   * @maxLength 2000
+   * @example "openid email profile"
+   */
+  scope?: string;
+  /**
+   * The provider's session (Keycloak, Entra ID); not used.
+   * @maxLength 2000
+   * @example "7d1f3c1e-2b0a-4a4e-9a1c-3f0b6e2d9c11"
+   */
+  session_state?: string;
+  /**
+   * @maxLength 512
+   * @example "f0QvZ3NQb2NmR1hLbXVyUjZjZ2RfQ2hhbmdlTWU"
+   */
+  state?: string;
+}
+
 export interface JudgeConnectionResponse {
   /** @example null */
   api_version: string | null;
@@ -13465,6 +13530,20 @@ export interface SpanTreePage {
   version_id: string;
 }
 
+export interface SsoLogoutResponse {
+  /**
+   * The identity provider's RP-initiated logout URL, for the browser to open so the provider's
+   * own session ends too; null when the provider offers none or single sign-on is not configured.
+   * @example "https://idp.example.com/session/end?client_id=evals&post_logout_redirect_uri=https%3A%2F%2Fevals.example.com%2F"
+   */
+  end_session_url: string | null;
+  /**
+   * Always true: the token of this call is revoked.
+   * @example true
+   */
+  logged_out: boolean;
+}
+
 export interface StagedEditResponse {
   /**
    * Number of the newest version when the edit was staged
@@ -13600,6 +13679,18 @@ export interface StartSdgRunRequest {
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   target_dataset_id: string;
+}
+
+export interface StartSsoLoginParams {
+  /**
+   * Where the browser goes after the login, its token in the URL's fragment
+   * (`#access_token=…&token_type=bearer&expires_in=…&expires_at=…`); its origin must be one
+   * SSO_RETURN_ORIGINS lists. Without it the callback answers the token as JSON.
+   * @format uri
+   * @maxLength 2000
+   * @example "https://evals.example.com/app/signed-in"
+   */
+  return_to?: string;
 }
 
 export interface StopCustomOpParams {
@@ -17159,6 +17250,35 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Where the identity provider sends the browser back. Proves the login (state against the cookie, the code traded with the PKCE verifier, the ID token's signature, issuer, audience and nonce), provisions the account and its mapped roles, and issues a bearer token: as JSON, or, when the login named `return_to`, by a redirect there with the token in the URL's fragment.
+     *
+     * @tags auth
+     * @name IssueSsoToken
+     * @summary Where the identity provider sends the browser back
+     * @request GET:/auth/sso/callback
+     * @response `200` `TokenResponse` The session token (never cached)
+     * @response `303` `void` To the return_to address, the token in its fragment
+     * @response `400` `ProblemResponse` validation_failed, sso_state_invalid
+     * @response `401` `ProblemResponse` sso_denied, sso_login_failed, account_deactivated
+     * @response `403` `ProblemResponse` sso_identity_unusable
+     * @response `404` `ProblemResponse` sso_not_configured
+     * @response `409` `ProblemResponse` sso_account_exists, sso_identity_conflict
+     * @response `502` `ProblemResponse` sso_provider_unavailable
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    issueSsoToken: (
+      query: IssueSsoTokenParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<TokenResponse, void | ProblemResponse>({
+        path: `/auth/sso/callback`,
+        method: "GET",
+        query: query,
+        format: "json",
+        ...params,
+      }),
+
+    /**
      * @description Trade credentials for a bearer token (JSON, or the OAuth2 password form that Swagger UI's Authorize button sends). After LOGIN_MAX_FAILURES failures for one email from one address, attempts are answered 429 rate_limited; when too many logins are being checked at once, 429 auth_busy. Both carry Retry-After.
      *
      * @tags auth
@@ -17168,6 +17288,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `TokenResponse`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Wrong email or password, deactivated account, or bad reset token
+     * @response `403` `ProblemResponse` sso_required: accounts of this e-mail domain sign in through single sign-on (GET /auth/sso/login)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `429` `ProblemResponse` rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
@@ -17204,6 +17325,55 @@ export class EvaluationWorkspaceClient<
         path: `/auth/logout`,
         method: "POST",
         secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description Ends the session of this token at once (as POST /auth/logout does) and answers the identity provider's logout URL, for the browser to open so the provider's session ends too.
+     *
+     * @tags auth
+     * @name LogoutSso
+     * @summary Ends the session of this token at once (as POST /auth/logout does) and answers the identity provider's logout URL, for the browser to open so the provider's session ends too
+     * @request POST:/auth/sso/logout
+     * @secure
+     * @response `200` `SsoLogoutResponse`
+     * @response `400` `ProblemResponse` malformed_json: a body was sent (none is taken) and is not JSON
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    logoutSso: (params: RequestParams = {}) =>
+      this.request<SsoLogoutResponse, ProblemResponse>({
+        path: `/auth/sso/logout`,
+        method: "POST",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Starts single sign-on: a redirect to the identity provider's authorization endpoint (code flow, PKCE S256, state and nonce), with a sealed, HTTP-only cookie the callback needs within 10 minutes. Open it in a browser.
+     *
+     * @tags auth
+     * @name StartSsoLogin
+     * @summary Starts single sign-on: a redirect to the identity provider's authorization endpoint (code flow, PKCE S256, state and nonce), with a sealed, HTTP-only cookie the callback needs within 10 minutes
+     * @request GET:/auth/sso/login
+     * @response `302` `void` To the identity provider (Location); sets the login's cookie
+     * @response `400` `ProblemResponse` validation_failed, sso_return_not_allowed
+     * @response `404` `ProblemResponse` sso_not_configured
+     * @response `502` `ProblemResponse` sso_provider_unavailable
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    startSsoLogin: (
+      query: StartSsoLoginParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<any, void | ProblemResponse>({
+        path: `/auth/sso/login`,
+        method: "GET",
+        query: query,
         ...params,
       }),
   };

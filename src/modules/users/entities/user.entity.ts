@@ -31,6 +31,13 @@ export class UserEntity extends BaseRecord {
   @Column({ name: 'password_changed_at', type: 'timestamptz', nullable: true })
   passwordChangedAt: Date | null;
 
+  /** The OpenID Connect issuer and subject of a user who signs in through SSO; both null otherwise. */
+  @Column({ name: 'sso_issuer', type: 'text', nullable: true })
+  ssoIssuer: string | null;
+
+  @Column({ name: 'sso_subject', type: 'text', nullable: true })
+  ssoSubject: string | null;
+
   @VersionColumn({ default: 1 })
   version: number;
 }
