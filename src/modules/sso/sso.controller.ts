@@ -14,6 +14,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated, CurrentUser, Public } from '#libs/auth/access.decorators.js';
+import { RateLimitClass } from '#libs/auth/rate-limits.js';
 import type { Principal } from '#libs/auth/roles.js';
 import { RequestOrigin } from '#libs/common/file-answer.js';
 import { ProblemResponse } from '#libs/common/problem.dto.js';
@@ -44,6 +45,7 @@ export class SsoController {
    * minutes. Open it in a browser.
    */
   @Get('login')
+  @RateLimitClass('login')
   @ApiOperation({ operationId: 'startSsoLogin' })
   @Public()
   @ApiFoundResponse({ description: "To the identity provider (Location); sets the login's cookie" })
@@ -70,6 +72,7 @@ export class SsoController {
    * when the login named `return_to`, by a redirect there with the token in the URL's fragment.
    */
   @Get('callback')
+  @RateLimitClass('login')
   @ApiOperation({ operationId: 'issueSsoToken' })
   @Public()
   @ApiOkResponse({ type: TokenResponse, description: 'The session token (never cached)' })
