@@ -130,6 +130,17 @@ export class Environment {
   LOGIN_LOCKOUT_SECONDS: number = 900;
 
   /**
+   * Days the audit log keeps an event (a workspace's own setting wins for its events); unset keeps
+   * them until a workspace sets one. The hourly sweep deletes older events.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36500)
+  AUDIT_RETENTION_DAYS?: number;
+
+  /**
    * The cost of a new password hash (argon2id): memory in KiB, passes, lanes. The defaults are
    * argon2's own (64 MiB, 3, 4), above OWASP's minimum (19 MiB, 2, 1). A stored hash carries the
    * parameters it was made with, so changing them never locks anyone out.

@@ -38,6 +38,7 @@ import { RunItemTrajectories1767400000000 } from './1767400000000-run-item-traje
 import { ConnectionTraceLinks1767410000000 } from './1767410000000-connection-trace-links.js';
 import { TraceLogInbox1767480000000 } from './1767480000000-trace-log-inbox.js';
 import { SpanTreeIndex1767650000000 } from './1767650000000-span-tree-index.js';
+import { AuditLog1767670000000 } from './1767670000000-audit-log.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -81,4 +82,5 @@ export const migrations = [
   ConnectionTraceLinks1767410000000,
   TraceLogInbox1767480000000,
   SpanTreeIndex1767650000000,
+  AuditLog1767670000000,
 ];
