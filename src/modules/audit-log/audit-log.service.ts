@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { stringify } from 'csv-stringify';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { AuditService, type AuditFilter } from '#libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
+import { writeCsv } from '#libs/common/csv-stream.js';
 import { DomainError, ValidationFailedError } from '#libs/common/domain-error.js';
 import { attachment, type FileAnswer } from '#libs/common/file-answer.js';
 import { AppConfig } from '#libs/config/app-config.js';
@@ -126,21 +126,11 @@ export class AuditLogService {
   }
 
   private async writeCsv(out: Writable, filter: AuditFilter): Promise<void> {
-    const csv = stringify({ header: true, columns: [...AUDIT_CSV_COLUMNS] });
-    const piping = new Promise<void>((resolve, reject) => {
-      csv.on('data', (chunk: Buffer) => {
-        if (!out.write(chunk)) {
-          csv.pause();
-          out.once('drain', () => csv.resume());
-        }
-      });
-      csv.on('end', resolve);
-      csv.on('error', reject);
-    });
-    for await (const batch of this.audit.stream(filter))
-      for (const event of batch) if (!csv.write(toAuditCsvRecord(event))) await once(csv, 'drain');
-    csv.end();
-    await piping;
+    const stream = this.audit.stream(filter);
+    async function* records() {
+      for await (const batch of stream) for (const event of batch) yield toAuditCsvRecord(event);
+    }
+    await writeCsv(out, { header: true, columns: [...AUDIT_CSV_COLUMNS] }, records());
   }
 }
 

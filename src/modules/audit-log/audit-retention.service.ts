@@ -9,8 +9,7 @@ import { AuditLogRepository } from './audit-log.repository.js';
 
 /** Events one sweep transaction deletes: bounded, so writers of the log wait at most one batch. */
 const SWEEP_BATCH = 5_000;
-const HOUR_MS = 3600_000;
-const DAY_MS = 24 * HOUR_MS;
+const DAY_MS = 24 * 3600_000;
 
 export interface AuditSweepResult {
   swept_at: Date;
@@ -39,7 +38,7 @@ export class AuditRetentionService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.env.RUN_WORKERS) return;
     await this.transactions
-      .run(() => this.scheduleNext())
+      .run(() => this.queue.enqueueNextHour(AUDIT_RETENTION_JOB, {}))
       .catch((err: unknown) =>
         this.logger.warn(`could not schedule the audit retention sweep: ${(err as Error).message}`),
       );
@@ -48,7 +47,7 @@ export class AuditRetentionService implements OnApplicationBootstrap {
   @JobHandler(AUDIT_RETENTION_JOB, { maxAttempts: 3 })
   async sweepAll(): Promise<{ events_deleted: number }> {
     const result = await this.sweep();
-    await this.transactions.run(() => this.scheduleNext());
+    await this.transactions.run(() => this.queue.enqueueNextHour(AUDIT_RETENTION_JOB, {}));
     return { events_deleted: Object.values(result.deleted).reduce((n, d) => n + d, 0) };
   }
 
@@ -94,17 +93,6 @@ export class AuditRetentionService implements OnApplicationBootstrap {
       for (const workspaceId of gone) deleted.set(workspaceId, (deleted.get(workspaceId) ?? 0) + 1);
       if (gone.length < SWEEP_BATCH) return;
     }
-  }
-
-  /** One sweep a clock hour, however many processes schedule it: the hour names the job. */
-  private async scheduleNext(): Promise<void> {
-    const next = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
-    await this.queue.enqueue({
-      type: AUDIT_RETENTION_JOB,
-      payload: {},
-      idempotencyKey: `${AUDIT_RETENTION_JOB}:${new Date(next).toISOString()}`,
-      runAfter: new Date(next),
-    });
   }
 }
 
