@@ -100,6 +100,13 @@ describe('the audit log', () => {
       .send({ workspace_id: ws, name: 'support-bot' })
       .expect(201);
     ids.project = project.body.id;
+    const sut = await t.http
+      .post('/suts')
+      .set(as(r.member, 'audit-sut'))
+      .send({ workspace_id: ws, name: 'support-bot-v2' })
+      .expect(201);
+    ids.sut = sut.body.id;
+    await t.http.delete(`/suts/${ids.sut}`).set(as(r.admin, 'audit-sut-delete')).expect(204);
     // The other workspace's own events, which A's log must never show.
     await t.http
       .post(`/workspaces/${other.id}/secrets`)
@@ -153,6 +160,13 @@ describe('the audit log', () => {
       target_id: ids.invitation,
       request_id: 'audit-invite',
     });
+    expect(one('sut.created')).toMatchObject({
+      actor_id: r.member.id,
+      target_type: 'sut',
+      target_id: ids.sut,
+      request_id: 'audit-sut',
+    });
+    expect(one('sut.deleted')).toMatchObject({ ...admin, target_id: ids.sut, request_id: 'audit-sut-delete' });
     expect(one('project.created')).toMatchObject({
       actor_id: r.member.id,
       target_id: ids.project,
@@ -168,13 +182,13 @@ describe('the audit log', () => {
 
   it('filters by action, action prefix, actor, target and time, and pages by cursor without a gap or a repeat', async () => {
     const everything = await all({});
-    expect(everything.length).toBe(7);
+    expect(everything.length).toBe(9);
     // Pages of 2 walk the same events in the same order.
     expect((await all({}, 2)).map((e) => e.id)).toEqual(everything.map((e) => e.id));
     const actions = async (query: Record<string, string>) => (await all(query)).map((e) => e.action).sort();
     expect(await actions({ action_prefix: 'member.' })).toEqual(['member.added', 'member.role_changed']);
     expect(await actions({ action: 'secret.revealed' })).toEqual(['secret.revealed']);
-    expect(await actions({ actor_id: r.member.id })).toEqual(['project.created']);
+    expect(await actions({ actor_id: r.member.id })).toEqual(['project.created', 'sut.created']);
     expect(await actions({ target_type: 'secret', target_id: ids.secret })).toEqual([
       'secret.created',
       'secret.revealed',
