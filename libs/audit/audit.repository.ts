@@ -3,6 +3,7 @@ import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import type { DB } from '#libs/database/schema.js';
 import { entitiesFrom } from '#libs/database/typed-entities.js';
 import { entityColumns, entityPage } from '#libs/database/typed-fragments.js';
+import { DummyValue, GenerateSql } from '#libs/database/generate-sql.js';
 import { Db } from '#libs/database/unit-of-work.js';
 import { AuditEventEntity } from './audit-event.entity.js';
 
@@ -95,6 +96,26 @@ export class AuditRepository {
   }
 
   /** Up to `limit` events the filter matches, newest first, older than the event `after` when given. */
+  @GenerateSql(
+    { name: 'a workspace, first page', params: [{ workspaceId: DummyValue.UUID }, null, 51] },
+    {
+      name: 'every filter, after a cursor',
+      params: [
+        {
+          workspaceId: DummyValue.UUID,
+          actorId: DummyValue.UUID2,
+          actionPrefix: 'member.',
+          targetType: 'user',
+          targetId: DummyValue.UUID2,
+          from: DummyValue.DATE,
+          to: DummyValue.DATE,
+        },
+        DummyValue.UUID2,
+        51,
+      ],
+    },
+    { name: 'the system', params: [{ workspaceId: null }, null, 51] },
+  )
   async page(filter: AuditFilter, after: string | null, limit: number): Promise<AuditEventEntity[]> {
     const repo = this.repo;
     const rows = await this.db.typed((q) =>
@@ -121,6 +142,13 @@ export class AuditRepository {
   }
 
   /** Deletes up to `limit` expired events, answering the workspace of each (null: the system's). */
+  @GenerateSql(
+    { name: 'a workspace', params: [{ workspaceId: DummyValue.UUID, cutoff: DummyValue.DATE }, 5000] },
+    {
+      name: 'the default, but for workspaces of their own',
+      params: [{ workspaceId: null, except: [DummyValue.UUID2], cutoff: DummyValue.DATE }, 5000],
+    },
+  )
   async deleteExpired(expiry: AuditExpiry, limit: number): Promise<Array<string | null>> {
     const except = expiry.workspaceId === null ? [...expiry.except] : [];
     const rows = await this.db.typed((q) =>
