@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUDITED_OPERATIONS, AUDITED_READS } from './audited-operations.js';
+import { AUDITED_OPERATIONS, AUDITED_READS, AUDITED_WHEN_CHANGED } from './audited-operations.js';
 import { documentedOperations, repoRoot, type OpenApiDocument } from './support/spec-operations.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -55,6 +55,10 @@ describe('the audit log covers every operation that changes something', () => {
   it('every write of docs/openapi.json names the actions it records (or why none), each in the code and in docs/audit.md', () => {
     expect(Object.keys(AUDITED_OPERATIONS).length).toBeGreaterThan(150);
     expect(coverageProblems(committed, AUDITED_OPERATIONS, AUDITED_READS, dottedLiterals(), docs)).toEqual([]);
+  });
+
+  it('names as "audited when it changes something" only operations that record actions', () => {
+    expect(Object.keys(AUDITED_WHEN_CHANGED).filter((id) => !Array.isArray(AUDITED_OPERATIONS[id]))).toEqual([]);
   });
 
   it('sees a write left out, a stale entry, an action no code names and one the docs miss', () => {
