@@ -92,6 +92,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/online/',
   // Agents: runs joined to the SUT's exported trace (a bounded wait polling what landed), recorded traces as runs.
   'test/e2e/agents/',
+  // Rate limits: the in-process counters of the embedded mode (the Redis-shared block is PostgreSQL's).
+  'test/e2e/auth/rate-limits',
   // The MCP server: its tools' calls to the API over the loopback, on the embedded database's one connection too.
   'test/e2e/mcp/',
   // The audit log: its filters, cursor pages, streamed exports and the retention sweep on the one embedded connection.

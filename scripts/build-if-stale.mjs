@@ -13,6 +13,7 @@
  * contents and not always times. Hashing the ~4 MB of inputs takes well under a second.
  *
  * A fresh clone has no dist/, hence no stamp: its first `npm start` builds (and packs the SDK).
+ * A dist/ without src/ and libs/ beside it (the Docker image) runs as it is: there is nothing to build from.
  */
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -90,6 +91,8 @@ function readStamp() {
 export function staleness() {
   const missing = OUTPUTS.find((p) => !existsSync(join(root, p)));
   if (missing) return `${missing} is missing`;
+  // A build shipped without its sources (the Docker image holds dist/ and no src/) is what there is to run.
+  if (!existsSync(join(root, 'src')) && !existsSync(join(root, 'libs'))) return undefined;
   const stamp = readStamp();
   if (!stamp?.fingerprint) return `${relative(root, STAMP)} is missing`;
   if (stamp.fingerprint !== sourceFingerprint().fingerprint)

@@ -12,6 +12,8 @@ import { AppModule } from './app.module.js';
 import { AppConfig } from '#libs/config/app-config.js';
 import { ConfigurationError } from '#libs/config/environment.js';
 import { GracefulShutdown } from './shutdown.js';
+import { serveHealth } from './modules/status/health-listener.js';
+import { StatusService } from './modules/status/status.service.js';
 
 export interface WorkerOptions {
   logger?: Logger;
@@ -76,8 +78,16 @@ async function main(): Promise<void> {
   takeWorkerPriority(config, logger);
   const context = await createWorker(config, { logger });
   exitOnSignals(context, config, logger);
+  // Its probes (the API answers them on PORT): the image's HEALTHCHECK, Kubernetes' httpGet.
+  const healthPort = config.env.WORKER_HEALTH_PORT;
+  if (healthPort) await serveHealth(context.get(StatusService), config.env.HOST, healthPort);
   logger.info(
-    { queue: config.queueDriver, worker_id: context.get(JobQueue).workerId, concurrency: config.env.QUEUE_CONCURRENCY },
+    {
+      queue: config.queueDriver,
+      worker_id: context.get(JobQueue).workerId,
+      concurrency: config.env.QUEUE_CONCURRENCY,
+      ...(healthPort ? { health_port: healthPort } : {}),
+    },
     `worker started (${config.queueDriver} queue)`,
   );
 }

@@ -9,6 +9,8 @@ import { AccessGuard } from './access.guard.js';
 import { AccessRepository } from './access.repository.js';
 import { ApiKeyVerifier } from './api-key-verifier.js';
 import { PasswordHasher } from './password-hasher.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
+import { RateLimiter } from './rate-limiter.js';
 import { SessionRepository } from './session.repository.js';
 import { TokenSigner } from './token-signer.js';
 import { WorkspaceResourceRegistry } from './workspace-resource.registry.js';
@@ -23,6 +25,7 @@ const SHARED = [
   WorkspaceResourceRegistry,
   TokenSigner,
   PasswordHasher,
+  RateLimiter,
   SessionRepository,
 ];
 
@@ -48,6 +51,8 @@ const SHARED = [
   providers: [
     ...SHARED,
     { provide: APP_GUARD, useClass: AccessGuard },
+    // Right after the access guard: the caller is known, and a refusal by the checks below counts too.
+    { provide: APP_GUARD, useClass: RateLimitGuard },
     // After the access guard, so a request without a token is 401 whatever its Content-Type.
     { provide: APP_GUARD, useClass: MediaTypeGuard },
   ],

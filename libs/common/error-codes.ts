@@ -131,6 +131,12 @@ export const CommonErrors = defineErrorCodes('common', {
     title: 'Too many requests',
     description: 'Too many attempts; retry after the number of seconds in Retry-After.',
   },
+  rate_limit_exceeded: {
+    status: 429,
+    title: 'Rate limit exceeded',
+    description:
+      'The caller (an API key, a user, or an address where no one is signed in) sent more requests of this class (`read`, `write`, `ingestion`, `login`) than its quota for the window; `policy`, `quota` and `window_seconds` say which, Retry-After when the window resets.',
+  },
   internal_error: {
     status: 500,
     title: 'Internal server error',

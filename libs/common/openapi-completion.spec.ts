@@ -116,7 +116,11 @@ describe('completeOpenApiDocument', () => {
       '#/components/examples/problem_malformed_json',
       '#/components/examples/problem_json_too_deep',
     ]);
-    expect(refs('429')).toEqual(['#/components/examples/problem_auth_busy']);
+    // The operation's own 429 and the rate limiter's, which every operation can answer.
+    expect(refs('429')).toEqual([
+      '#/components/examples/problem_auth_busy',
+      '#/components/examples/problem_rate_limit_exceeded',
+    ]);
     expect(refs('409')).toEqual([
       '#/components/examples/problem_conflict',
       '#/components/examples/problem_unique_violation',
@@ -133,11 +137,51 @@ describe('completeOpenApiDocument', () => {
     }
     expect(examples.problem_not_found.value.status).toBe(404);
     expect(examples.problem_auth_busy.value.status).toBe(429);
-    // Liveness needs nothing that can be down.
-    expect(Object.keys(doc.paths['/live'].get!.responses)).toEqual(['200']);
+    // Liveness needs nothing that can be down; it is counted as a read like any other.
+    expect(Object.keys(doc.paths['/live'].get!.responses)).toEqual(['200', '429']);
     // The doc comment is split into a one-line summary and the description.
     expect(operation.summary).toBe('Creates a thing');
     expect(operation.description).toBe('Creates a thing. Names are unique in the workspace.');
+  });
+
+  it("documents every operation's rate-limit class, its 429 with Retry-After, and the RateLimit fields on each 2xx and 4xx", () => {
+    const doc = completeOpenApiDocument(
+      documentOf({
+        '/things': {
+          get: {
+            tags: ['things'],
+            summary: 's',
+            responses: { 200: { description: 'ok' } },
+            'x-access': workspaceWrite,
+          },
+          post: {
+            tags: ['things'],
+            summary: 's',
+            responses: { 202: { description: 'accepted' } },
+            'x-access': workspaceWrite,
+            'x-rate-limit': 'ingestion',
+          },
+        },
+      }),
+      { tags: {}, servers: [] },
+    );
+    const get = doc.paths['/things'].get as unknown as Record<string, unknown> & {
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+    };
+    const post = doc.paths['/things'].post as unknown as Record<string, unknown>;
+    expect([get['x-rate-limit'], post['x-rate-limit']]).toEqual(['read', 'ingestion']);
+    const fields = {
+      'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+      RateLimit: { $ref: '#/components/headers/RateLimit' },
+    };
+    for (const [status, response] of Object.entries(get.responses)) {
+      if (/^[24]/.test(status)) expect(response.headers).toEqual(expect.objectContaining(fields));
+      else expect(response.headers ?? {}).not.toHaveProperty('RateLimit');
+    }
+    expect(Object.keys(get.responses['429'].headers!).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After']);
+    const headers = doc.components!.headers as Record<string, { schema: { example: string } }>;
+    expect(headers['RateLimit-Policy'].schema.example).toBe('"write";q=300;w=60');
+    expect(headers.RateLimit.schema.example).toBe('"write";r=287;t=42');
   });
 
   it('describes every tag it knows and names the server', () => {

@@ -71,6 +71,10 @@ const EXAMPLE_DETAILS: Record<string, { detail: string; extensions?: Record<stri
     detail: 'Too many failed logins; try again in 60 seconds',
     extensions: { retry_after_seconds: 60 },
   },
+  [CommonErrors.rate_limit_exceeded]: {
+    detail: 'Too many write requests: this API key may send 300 in 60 s; retry in 42 s',
+    extensions: { policy: 'write', quota: 300, window_seconds: 60, retry_after_seconds: 42 },
+  },
   [CommonErrors.service_unavailable]: { detail: 'The database is not reachable; retry shortly' },
 };
 
@@ -81,12 +85,31 @@ const DESCRIPTIONS: Record<string, string> = {
   '409': 'The change conflicts with the current state (a duplicate name, a record still in use)',
   '413': 'The body exceeds the documented size limit',
   '415': 'The Content-Type is not one this operation accepts',
+  '429':
+    "rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After",
   '503': 'The database or the queue does not answer; retry after the seconds in Retry-After',
 };
 
 const RETRY_AFTER = {
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', example: 5 } },
 };
+
+/** The rate-limit fields of every counted answer (draft-ietf-httpapi-ratelimit-headers; docs/api-conventions.md). */
+const RATE_LIMIT_HEADER_COMPONENTS = {
+  'RateLimit-Policy': {
+    description:
+      "The quota of this operation's class (`read`, `write`, `ingestion` or `login`) for the caller: `q` requests per window of `w` seconds",
+    schema: { type: 'string', maxLength: 64, example: '"write";q=300;w=60' },
+  },
+  RateLimit: {
+    description: 'What remains of that quota: `r` requests, until the window resets in `t` seconds',
+    schema: { type: 'string', maxLength: 64, example: '"write";r=287;t=42' },
+  },
+};
+/** What each 2xx and 4xx answer refers to, once in `components.headers`. */
+const RATE_LIMIT_HEADERS = Object.fromEntries(
+  Object.keys(RATE_LIMIT_HEADER_COMPONENTS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+);
 
 /** An example problem body for one error code, as the exception filter would write it. */
 export function exampleProblem(code: string): Record<string, unknown> {
@@ -137,7 +160,11 @@ export function completeOpenApiDocument(document: OpenAPIObject, options: Comple
   document.tags = [...used].map((name) => (options.tags[name] ? { name, description: options.tags[name] } : { name }));
   document.servers = options.servers;
   // One example problem per error code, referenced by every response that can carry it.
-  const components = (document.components ??= {}) as { examples?: Record<string, unknown> };
+  const components = (document.components ??= {}) as {
+    examples?: Record<string, unknown>;
+    headers?: Record<string, unknown>;
+  };
+  components.headers = { ...components.headers, ...RATE_LIMIT_HEADER_COMPONENTS };
   components.examples = {
     ...components.examples,
     ...Object.fromEntries(
@@ -213,10 +240,17 @@ function declareErrors(
     add('413');
     add('415');
   }
+  add('429');
   if (!liveness) add('503');
+  // Every request is counted against its caller's quota for the operation's class (libs/auth/rate-limits.ts).
+  const record = operation as { 'x-rate-limit'?: string };
+  record['x-rate-limit'] ??= method === 'get' ? 'read' : 'write';
 
   for (const [status, response] of Object.entries(responses)) {
+    if (/^[24]\d\d$/.test(status)) response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS };
     if (!/^[45]\d\d$/.test(status)) continue;
+    if (status === '429' && !/\brate_limit_exceeded\b/.test(response.description))
+      response.description = `${response.description}; ${DESCRIPTIONS['429']}`;
     const codes = codesFor(status, response.description, {
       body,
       query: parameters.some((p) => p.in === 'query'),

@@ -141,6 +141,55 @@ export class Environment {
   AUDIT_RETENTION_DAYS?: number;
 
   /**
+   * Rate limits per caller (an API key, a user, or the client address where no one is signed in),
+   * by route class; false leaves limiting to a gateway in front (docs/security.md).
+   */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  RATE_LIMITS: boolean = true;
+
+  /** The window every class's limit is counted in (fixed, from a caller's first request in it). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  RATE_LIMIT_WINDOW_SECONDS: number = 60;
+
+  /** GET and HEAD requests a caller may send in a window. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  RATE_LIMIT_READ: number = 1200;
+
+  /** POST, PUT, PATCH and DELETE requests a caller may send in a window (ingestion and login apart). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  RATE_LIMIT_WRITE: number = 300;
+
+  /** Trace ingestion, OTLP exports, trace feedback and dataset and run uploads a caller may send in a window. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  RATE_LIMIT_INGESTION: number = 600;
+
+  /** Credential requests (POST /auth/token, /auth/accept-invitation, /internal/auth/verify) one address may send in a window. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  RATE_LIMIT_LOGIN: number = 30;
+
+  /**
    * The cost of a new password hash (argon2id): memory in KiB, passes, lanes. The defaults are
    * argon2's own (64 MiB, 3, 4), above OWASP's minimum (19 MiB, 2, 1). A stored hash carries the
    * parameters it was made with, so changing them never locks anyone out.
@@ -335,6 +384,14 @@ export class Environment {
   @Min(0)
   @Max(19)
   WORKER_NICE: number = 10;
+
+  /** A worker process of its own answers GET /live and /ready on this port of HOST (its health probes); 0: no listener */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  WORKER_HEALTH_PORT: number = 0;
 
   @IsOptional()
   @Transform(toInt)

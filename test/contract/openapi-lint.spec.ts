@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import spectralCore, { type RulesetDefinition } from '@stoplight/spectral-core';
 import Parsers from '@stoplight/spectral-parsers';
 import rulesets from '@stoplight/spectral-rulesets';
+import owasp from '@stoplight/spectral-owasp-ruleset';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './support/spec-operations.js';
@@ -38,5 +39,42 @@ describe('OpenAPI document under Spectral (spectral:oas)', () => {
         .map((r) => r.message)
         .sort(),
     ).toEqual([...SPECIFIED_EQUIVALENT_PATHS].sort());
+  }, 120_000);
+});
+
+/**
+ * OWASP API Security's rules on rate limiting (the ruleset's API4 rules, the others off): every
+ * operation documents its 429 with a body, every 429 its Retry-After, and every 2xx and 4xx answer
+ * its rate-limit fields (here `RateLimit`, with `RateLimit-Policy`).
+ */
+const OWASP_RATE_LIMIT_RULES = [
+  'owasp:api4:2023-rate-limit',
+  'owasp:api4:2023-rate-limit-retry-after',
+  'owasp:api4:2023-rate-limit-responses-429',
+];
+
+// The package's declarations describe its ESM default as the CommonJS module (exports.default).
+const owaspRuleset = ((owasp as unknown as { default?: RulesetDefinition }).default ??
+  owasp) as unknown as RulesetDefinition;
+
+describe('OpenAPI document under Spectral (OWASP rate-limit rules)', () => {
+  it('documents the rate limits of every operation', async () => {
+    const { Spectral, Document } = spectralCore;
+    const spectral = new Spectral();
+    spectral.setRuleset({
+      extends: [[owaspRuleset, 'off']],
+      rules: Object.fromEntries(OWASP_RATE_LIMIT_RULES.map((rule) => [rule, 'error'])),
+    });
+    const text = readFileSync(join(repoRoot, 'docs', 'openapi.json'), 'utf8');
+    const results = await spectral.run(new Document(text, Parsers.Json, 'docs/openapi.json'));
+    expect(results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)).toEqual([]);
+    // The rules ran: the same document without its 429s fails the first of them.
+    const stripped = JSON.parse(text) as {
+      paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+    };
+    for (const item of Object.values(stripped.paths))
+      for (const operation of Object.values(item)) delete operation.responses?.['429'];
+    const broken = await spectral.run(new Document(JSON.stringify(stripped), Parsers.Json, 'stripped.json'));
+    expect(new Set(broken.map((r) => r.code))).toEqual(new Set(['owasp:api4:2023-rate-limit-responses-429']));
   }, 120_000);
 });

@@ -15,6 +15,7 @@ import type { Principal } from '#libs/auth/roles.js';
 import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { AuthService } from './auth.service.js';
 import { MeResponse, TokenRequest, TokenResponse, VerifyRequest, VerifyResponse } from './dto/auth.dto.js';
+import { RateLimitClass } from '#libs/auth/rate-limits.js';
 
 @ApiTags('auth')
 @Controller()
@@ -29,6 +30,7 @@ export class AuthController {
    */
   @Post('auth/token')
   @ApiOperation({ operationId: 'issueToken' })
+  @RateLimitClass('login')
   @HttpCode(200)
   @Public()
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
@@ -69,6 +71,7 @@ export class AuthController {
   /** For internal services (a gateway): is this token live, and whose is it? 401 when not. */
   @Post('internal/auth/verify')
   @ApiOperation({ operationId: 'verifyToken' })
+  @RateLimitClass('login')
   @HttpCode(200)
   @Public()
   @ApiOkResponse({ type: VerifyResponse })

@@ -55,6 +55,7 @@ import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
 import type { IfMatchPrecondition } from '#libs/common/etag.js';
 import { datasetEtag } from './datasets.mapper.js';
 import { RequestOrigin } from '#libs/common/file-answer.js';
+import { RateLimitClass } from '#libs/auth/rate-limits.js';
 
 const DATASET = { resource: 'dataset', param: 'dataset_id' };
 
@@ -85,6 +86,7 @@ export class DatasetsController {
    */
   @Post('upload')
   @ApiOperation({ operationId: 'uploadDataset' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', { query: 'workspace_id' })
   @UseInterceptors(FileUploadInterceptor)
   @ApiConsumes('multipart/form-data')

@@ -58,6 +58,7 @@ import { ApiRunEventStream } from './run-event-stream.openapi.js';
 import { RunQueueService } from './run-queue.service.js';
 import { RunsService } from './runs.service.js';
 import { RequestOrigin } from '#libs/common/file-answer.js';
+import { RateLimitClass } from '#libs/auth/rate-limits.js';
 
 const RUN = { resource: 'run', param: 'run_id' } as const;
 const BASE_RUN = { resource: 'run', query: 'base' } as const;
@@ -225,6 +226,7 @@ export class RunsController {
   /** The outputs of an offline run, by row id (members): JSON `{results: [...]}` or JSON Lines (application/x-ndjson, one output object per line, scored at once); scoring is queued (202). */
   @Put(':run_id/upload')
   @ApiOperation({ operationId: 'uploadRunOutputs' })
+  @RateLimitClass('ingestion')
   @UseInterceptors(NdjsonBodyInterceptor)
   @ApiConsumes('application/json', 'application/x-ndjson')
   @WorkspaceRoleRequired('member', RUN)

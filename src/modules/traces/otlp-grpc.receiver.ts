@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { sendUnaryData, Server, ServerUnaryCall, ServiceDefinition, ServiceError } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
+import { RateLimiter } from '#libs/auth/rate-limiter.js';
 import { ApiKeyAccess } from '#libs/auth/workspace-access.js';
 import { DomainError } from '#libs/common/domain-error.js';
 import { errorCodeDefinition } from '#libs/common/error-codes.js';
@@ -55,7 +56,8 @@ const exportService = (path: string): ServiceDefinition => ({
  * or each resource's `service.name`, spans durable before the answer, partial success for
  * rejected spans. Failures are gRPC statuses: UNAUTHENTICATED, PERMISSION_DENIED,
  * INVALID_ARGUMENT, RESOURCE_EXHAUSTED beyond OTLP_MAX_BYTES (grpc-js refuses the message), and
- * UNAVAILABLE with a google.rpc.RetryInfo while the dataset's landing lags, which exporters retry.
+ * UNAVAILABLE with a google.rpc.RetryInfo while the dataset's landing lags or the key is over its
+ * ingestion rate limit (RATE_LIMIT_INGESTION, shared with the HTTP receiver), which exporters retry.
  * Plaintext (h2c): terminate TLS in front of it, as for the HTTP port.
  */
 @Injectable()
@@ -67,6 +69,7 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
     private readonly config: AppConfig,
     private readonly ingest: LiveIngestService,
     private readonly keys: ApiKeyAccess,
+    private readonly limits: RateLimiter,
   ) {}
 
   /** Starts serving on host:port (port 0: any free one); answers the bound port. */
@@ -120,6 +123,11 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
     };
     const ip = /^(?:ipv4:)?([^:]+|\[[^\]]+\])/.exec(call.getPeer())?.[1];
     const { principal, access } = await this.keys.authorize(first('authorization'), { ip }, 'member');
+    // The key's ingestion quota, shared with POST /v1/traces and /v1/logs.
+    await this.limits.admit(
+      'ingestion',
+      principal.apiKey ? { apiKeyId: principal.apiKey.id } : { userId: principal.userId },
+    );
     return requestContext.run(
       { requestId: randomUUID(), userId: principal.userId, apiKeyId: principal.apiKey?.id },
       async () => {
@@ -160,13 +168,12 @@ export class OtlpGrpcReceiver implements OnApplicationShutdown {
     }
     const status = errorCodeDefinition(err.code)!.status;
     const message = `${err.code}: ${err.detail}`;
-    // Backpressure is UNAVAILABLE with RetryInfo (the OTLP/gRPC throttling rule), which exporters retry after the delay.
+    // Backpressure and rate limits are UNAVAILABLE with RetryInfo (the OTLP/gRPC throttling rule),
+    // which exporters retry after the delay: the Retry-After the HTTP receiver would send.
     const code = status === 429 ? grpc.status.UNAVAILABLE : grpcCode(status);
+    const retry = status === 429 ? Number(err.headers['Retry-After']) || BACKPRESSURE_RETRY_SECONDS : undefined;
     const metadata = new grpc.Metadata();
-    metadata.set(
-      'grpc-status-details-bin',
-      Buffer.from(encodeStatus(code, message, status === 429 ? BACKPRESSURE_RETRY_SECONDS : undefined)),
-    );
+    metadata.set('grpc-status-details-bin', Buffer.from(encodeStatus(code, message, retry)));
     return { code, details: message, metadata };
   }
 }

@@ -30,6 +30,7 @@ import type { ExportOutcome } from './live-ingest.service.js';
 import { DATASET_HEADER, LiveIngestService, otlpDatasetName } from './live-ingest.service.js';
 import { unsupportedOtlpType } from './otlp-http.js';
 import { TraceErrors } from './traces.errors.js';
+import { RateLimitClass } from '#libs/auth/rate-limits.js';
 
 export const WORKSPACE_HEADER = 'x-ews-workspace';
 
@@ -53,6 +54,7 @@ export class OtlpController {
   @Post('traces')
   @HttpCode(200)
   @ApiOperation({ operationId: 'exportOtlpTraces' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', { apiKeyOrHeader: WORKSPACE_HEADER })
   @ApiConsumes('application/x-protobuf', 'application/json')
   @ApiProduces('application/x-protobuf', 'application/json')
@@ -121,6 +123,7 @@ export class OtlpController {
   @Post('logs')
   @HttpCode(200)
   @ApiOperation({ operationId: 'exportOtlpLogs' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', { apiKeyOrHeader: WORKSPACE_HEADER })
   @ApiConsumes('application/x-protobuf', 'application/json')
   @ApiProduces('application/x-protobuf', 'application/json')

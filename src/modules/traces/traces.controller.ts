@@ -43,6 +43,7 @@ import {
 } from './dto/trace-data.dto.js';
 import { TraceVersionsService } from './trace-versions.service.js';
 import { TracesService } from './traces.service.js';
+import { RateLimitClass } from '#libs/auth/rate-limits.js';
 
 const CONNECTION = { resource: 'trace_connection', param: 'connection_id' } as const;
 const UPLOAD = { resource: 'trace_upload', param: 'upload_id' } as const;
@@ -87,6 +88,7 @@ export class TracesController {
   /** Pulls the connection's traces (page by page) into a new version of a trace dataset, through the queue (members, 202): poll GET /traces/runs/{id}. */
   @Post('connections/:connection_id/land')
   @ApiOperation({ operationId: 'landTracesFromConnection' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', CONNECTION)
   @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
   landFromConnection(
@@ -111,6 +113,7 @@ export class TracesController {
   /** Lands an upload or a connection's traces into a new version of a trace dataset, through the queue (members, 202); idempotent: spans already landed are not written again. */
   @Post('land')
   @ApiOperation({ operationId: 'landTraces' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
   land(
@@ -124,6 +127,7 @@ export class TracesController {
   /** Lands the records in the body (OTLP/JSON requests or span records, at most 10000), through the queue (members, 202). */
   @Post('land\\:inline')
   @ApiOperation({ operationId: 'landInlineTraces' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', { body: 'workspace_id' })
   @AcceptedAt({ type: TraceIngestRunResponse, location: INGEST_RUN_LOCATION })
   landInline(
@@ -162,6 +166,7 @@ export class TracesController {
   /** Uploads a trace file (multipart, part `file`; streamed to disk, at most UPLOAD_MAX_BYTES) to detect and land (members). */
   @Post('uploads')
   @ApiOperation({ operationId: 'uploadTraceFile' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', { query: 'workspace_id' })
   @UseInterceptors(FileUploadInterceptor)
   @ApiConsumes('multipart/form-data')

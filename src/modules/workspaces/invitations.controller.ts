@@ -27,6 +27,7 @@ import {
   ListInvitationsQuery,
 } from './dto/invitation.dto.js';
 import { InvitationsService } from './invitations.service.js';
+import { RateLimitClass } from '#libs/auth/rate-limits.js';
 
 const WORKSPACE = { param: 'workspace_id' };
 
@@ -97,6 +98,7 @@ export class InvitationsController {
    */
   @Post('auth/accept-invitation')
   @ApiOperation({ operationId: 'acceptInvitation' })
+  @RateLimitClass('login')
   @HttpCode(200)
   @PublicWithOptionalUser()
   @ApiOkResponse({ type: MeResponse })

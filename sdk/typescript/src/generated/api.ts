@@ -17298,9 +17298,10 @@ export class EvaluationWorkspaceClient<
      * @summary Answers while the process is up; does not touch the database (use it as the liveness probe)
      * @request GET:/live
      * @response `200` `LiveResponse` The process is up
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      */
     getLiveness: (params: RequestParams = {}) =>
-      this.request<LiveResponse, any>({
+      this.request<LiveResponse, ProblemResponse>({
         path: `/live`,
         method: "GET",
         format: "json",
@@ -17316,10 +17317,11 @@ export class EvaluationWorkspaceClient<
      * @summary Answers 200 when every dependency (the database, the queue) answers within 3 s; otherwise 503 problem+json naming the failing checks (use it as the readiness probe)
      * @request GET:/ready
      * @response `200` `ReadyResponse` Every dependency answered
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `NotReadyProblem` A dependency is down; `checks` says which, Retry-After when to ask again
      */
     getReadiness: (params: RequestParams = {}) =>
-      this.request<ReadyResponse, NotReadyProblem>({
+      this.request<ReadyResponse, ProblemResponse | NotReadyProblem>({
         path: `/ready`,
         method: "GET",
         format: "json",
@@ -17336,6 +17338,7 @@ export class EvaluationWorkspaceClient<
      * @request GET:/branding
      * @response `200` `BrandingResponse` The current branding
      * @response `304` `void` Not modified: your copy (If-None-Match) is current; empty body
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getBranding: (params: RequestParams = {}) =>
@@ -17361,6 +17364,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not name the current branding
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceBranding: (
@@ -17390,6 +17394,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` No such template; `detail` and `available` list the names that exist (error_code template_not_found)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTemplate: ({ name }: GetTemplateParams, params: RequestParams = {}) =>
@@ -17411,6 +17416,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `(TemplateSummary)[]` Every built-in template
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTemplates: (params: RequestParams = {}) =>
@@ -17436,7 +17442,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Expired, revoked or used invitation, or a token of another user
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `429` `ProblemResponse` auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After
+     * @response `429` `ProblemResponse` auth_busy: too many passwords being checked at once (only without a bearer token); see Retry-After; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     acceptInvitation: (
@@ -17462,6 +17468,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `MeResponse`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getCurrentUser: (params: RequestParams = {}) =>
@@ -17485,7 +17492,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Wrong email or password, deactivated account, or bad reset token
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
-     * @response `429` `ProblemResponse` rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After
+     * @response `429` `ProblemResponse` rate_limited: too many failed logins; auth_busy: too many logins being checked at once. See Retry-After; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     issueToken: (data: TokenRequest, params: RequestParams = {}) =>
@@ -17511,6 +17518,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     logout: (params: RequestParams = {}) =>
@@ -17534,6 +17542,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` The token is not live
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     verifyToken: (data: VerifyRequest, params: RequestParams = {}) =>
@@ -17562,6 +17571,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` email_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createUser: (data: CreateUserRequest, params: RequestParams = {}) =>
@@ -17591,6 +17601,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` self_deactivation or last_admin
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deactivateUser: (
@@ -17618,6 +17629,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id} (a user's token, not an API key)
      * @response `404` `ProblemResponse`
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getUser: ({ userId }: GetUserParams, params: RequestParams = {}) =>
@@ -17644,6 +17656,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     issueResetToken: (
@@ -17671,6 +17684,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin, or the user named by {user_id} (a user's token, not an API key)
      * @response `404` `ProblemResponse`
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listUserMemberships: (
@@ -17697,6 +17711,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listUsers: (query: ListUsersParams = {}, params: RequestParams = {}) =>
@@ -17724,6 +17739,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     reactivateUser: (
@@ -17753,6 +17769,7 @@ export class EvaluationWorkspaceClient<
      * @response `404` `ProblemResponse`
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     resetUserPassword: (
@@ -17787,6 +17804,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateUser: (
@@ -17821,6 +17839,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` already_member or user_deactivated
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     addMember: (
@@ -17854,6 +17873,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` api_key_limit_reached
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createApiKey: (
@@ -17887,6 +17907,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` already_member or invitation_pending
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createInvitation: (
@@ -17920,6 +17941,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createMetricConfigVersion: (
@@ -17953,6 +17975,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` secret_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createSecret: (
@@ -17984,6 +18007,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createWorkspace: (
@@ -18016,6 +18040,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` email_taken: add the existing user as a member instead
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createWorkspaceUser: (
@@ -18047,6 +18072,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` custom_op_not_stopped, custom_op_in_use
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteCustomOp: (
@@ -18074,6 +18100,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteSecret: (
@@ -18101,6 +18128,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: owner or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteWorkspace: (
@@ -18154,6 +18182,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getApiKey: (
@@ -18208,6 +18237,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getCustomOp: (
@@ -18235,6 +18265,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getSecret: (
@@ -18262,6 +18293,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceRetention: (
@@ -18289,6 +18321,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getWorkspace: (
@@ -18316,6 +18349,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listApiKeys: (
@@ -18372,6 +18406,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listCustomOps: (
@@ -18400,6 +18435,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listInvitations: (
@@ -18428,6 +18464,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMembers: (
@@ -18455,6 +18492,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMetricConfigDefaults: (
@@ -18482,6 +18520,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMetricConfigDefaultVersions: (
@@ -18512,6 +18551,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMetrics: (
@@ -18539,6 +18579,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listResolvedMetricConfigs: (
@@ -18567,6 +18608,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: member or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSecrets: (
@@ -18595,6 +18637,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listUserCandidates: (
@@ -18621,6 +18664,7 @@ export class EvaluationWorkspaceClient<
      * @response `200` `WorkspaceListItemPage`
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listWorkspaces: (
@@ -18652,6 +18696,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` custom_op_name_taken, op_name_reserved
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     publishCustomOp: (
@@ -18685,6 +18730,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     redeployCustomOp: (
@@ -18718,6 +18764,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     registerWorkspaceOp: (
@@ -18749,6 +18796,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` last_owner
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     removeMember: (
@@ -18778,6 +18826,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` invitation_not_pending
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     resendInvitation: (
@@ -18808,6 +18857,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` secret_undecryptable
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     revealSecret: (
@@ -18836,6 +18886,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     revokeApiKey: (
@@ -18865,6 +18916,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` invitation_not_pending
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     revokeInvitation: (
@@ -18928,6 +18980,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setMetricConfigDefaults: (
@@ -18961,6 +19014,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setTraceRetention: (
@@ -18995,6 +19049,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setWorkspaceEmbeddingConfig: (
@@ -19028,6 +19083,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     stopCustomOp: (
@@ -19061,6 +19117,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sweepTraceRetention: (
@@ -19091,6 +19148,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` last_owner
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateMemberRole: (
@@ -19125,6 +19183,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateSecret: (
@@ -19159,6 +19218,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateWorkspace: (
@@ -19193,6 +19253,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     assignDimensionValue: (
@@ -19226,6 +19287,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` nothing_to_commit, stale_edits
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     commitStagedRows: (
@@ -19259,6 +19321,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` partition_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createPartition: (
@@ -19290,6 +19353,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteDataset: (
@@ -19317,6 +19381,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deletePartition: (
@@ -19346,6 +19411,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` row_edit_conflict
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteRows: (
@@ -19379,6 +19445,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` version_state_conflict: already retired
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     demoteDatasetVersion: (
@@ -19407,6 +19474,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     discardStagedRows: (
@@ -19433,6 +19501,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAnalysisRun: (
@@ -19460,6 +19529,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAnalysisSchema: (
@@ -19487,6 +19557,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAnnotationAnalysis: (
@@ -19514,6 +19585,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getClusteringAvailability: (
@@ -19541,6 +19613,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getClusterRun: (
@@ -19569,6 +19642,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` cluster_run_not_finished
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getClusterRunResult: (
@@ -19596,6 +19670,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDataset: ({ datasetId }: GetDatasetParams, params: RequestParams = {}) =>
@@ -19620,6 +19695,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDatasetDownloadUrl: (
@@ -19648,6 +19724,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDatasetSchema: (
@@ -19676,6 +19753,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDatasetVersionDownloadUrl: (
@@ -19704,6 +19782,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getLatestClusterRun: (
@@ -19731,6 +19810,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getLatestQualityVerdict: (
@@ -19758,6 +19838,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getQualityCheckRun: (
@@ -19785,6 +19866,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTextAnalysis: (
@@ -19812,6 +19894,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceEnrichment: (
@@ -19839,6 +19922,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceTopology: (
@@ -19867,6 +19951,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getVisualAnalysis: (
@@ -19897,6 +19982,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` row_exists, row_edit_conflict
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     insertRows: (
@@ -19927,6 +20013,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAnalysisRuns: (
@@ -19954,6 +20041,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAvailableMetrics: (
@@ -19981,6 +20069,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAvailablePartitionMetrics: (
@@ -20012,6 +20101,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAvailableQualityChecks: (
@@ -20040,6 +20130,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDatasetAuditEntries: (
@@ -20068,6 +20159,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDatasets: (
@@ -20096,6 +20188,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDatasetSnapshots: (
@@ -20123,6 +20216,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDatasetVersions: (
@@ -20151,6 +20245,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDimensions: (
@@ -20178,6 +20273,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listDimensionValues: (
@@ -20206,6 +20302,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listLatestQualityVerdicts: (
@@ -20233,6 +20330,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listPartitions: (
@@ -20260,6 +20358,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listQualityCheckRuns: (
@@ -20288,6 +20387,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listStagedRows: (
@@ -20315,6 +20415,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceEnrichmentResults: (
@@ -20343,6 +20444,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceSpanChildren: (
@@ -20371,6 +20473,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceSpansByDepth: (
@@ -20399,6 +20502,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceTags: (
@@ -20430,6 +20534,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     mapDatasetVersionFields: (
@@ -20463,6 +20568,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` version_state_conflict: already current
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     promoteDatasetVersion: (
@@ -20493,6 +20599,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryAnnotationAnalysis: (
@@ -20526,6 +20633,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryDataset: (
@@ -20559,6 +20667,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryDatasetVersion: (
@@ -20592,6 +20701,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryDimensions: (
@@ -20625,6 +20735,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryTextAnalysis: (
@@ -20658,6 +20769,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryVisualAnalysis: (
@@ -20691,6 +20803,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     recomputeTraceEnrichment: (
@@ -20724,6 +20837,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     resolvePartition: (
@@ -20758,6 +20872,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runQualityChecks: (
@@ -20791,6 +20906,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startAnalysisRun: (
@@ -20825,6 +20941,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startClusterRun: (
@@ -20858,6 +20975,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     tagTraces: (
@@ -20889,6 +21007,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     untagTraces: (
@@ -20920,6 +21039,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateDataset: (
@@ -20953,6 +21073,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` row_edit_conflict
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateRows: (
@@ -20986,6 +21107,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` dataset_name_taken
      * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES) or too_many_rows (UPLOAD_MAX_ROWS)
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     uploadDataset: (
@@ -21017,6 +21139,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getDatasetVersion: (
@@ -21045,6 +21168,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset ?dataset_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listQualityCheckSuggestions: (
@@ -21072,6 +21196,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
      * @response `404` `ProblemResponse` The record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadDatasetVersionFile: (
@@ -21096,6 +21221,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
      * @response `404` `ProblemResponse` The record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadReportContent: (
@@ -21119,6 +21245,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
      * @response `404` `ProblemResponse` The record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadReportExport: (
@@ -21142,6 +21269,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `403` `ProblemResponse` invalid_signature or url_expired
      * @response `404` `ProblemResponse` The record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadRunParquet: (
@@ -21171,6 +21299,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` embedding_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createEmbeddingConfig: (
@@ -21200,6 +21329,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getEmbeddingConfig: (
@@ -21228,6 +21358,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listEmbeddingConfigs: (
@@ -21260,6 +21391,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` notification_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createNotificationConfig: (
@@ -21290,6 +21422,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the notification_config {notification_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteNotificationConfig: (
@@ -21316,6 +21449,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listNotificationConfigs: (
@@ -21348,6 +21482,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` judge_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createJudge: (data: CreateJudgeRequest, params: RequestParams = {}) =>
@@ -21375,6 +21510,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the judge {judge_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` judge_in_use
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteJudge: ({ judgeId }: DeleteJudgeParams, params: RequestParams = {}) =>
@@ -21398,6 +21534,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the judge {judge_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getJudge: ({ judgeId }: GetJudgeParams, params: RequestParams = {}) =>
@@ -21422,6 +21559,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listJudges: (query: ListJudgesParams, params: RequestParams = {}) =>
@@ -21450,6 +21588,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testJudge: (
@@ -21483,6 +21622,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` judge_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateJudge: (
@@ -21517,6 +21657,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` metric_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createMetricConfig: (
@@ -21547,6 +21688,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` metric_config_frozen, metric_config_in_use
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteMetricConfigVersion: (
@@ -21574,6 +21716,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getMetricConfigVersion: (
@@ -21602,6 +21745,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listJudgeValidations: (
@@ -21630,6 +21774,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listMetricConfigs: (
@@ -21661,6 +21806,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` metric_config_frozen
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceMetricConfigVersion: (
@@ -21696,6 +21842,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` eval_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createEvalConfig: (
@@ -21726,6 +21873,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the eval_config {eval_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteEvalConfig: (
@@ -21752,6 +21900,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the eval_config {eval_config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getEvalConfig: (
@@ -21779,6 +21928,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listEvalConfigs: (
@@ -21811,6 +21961,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceEvalConfig: (
@@ -21842,6 +21993,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the judge_validation {validation_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getJudgeValidation: (
@@ -21874,6 +22026,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` judge_validations_no_shared_items
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getJudgeValidationComparison: (
@@ -21909,6 +22062,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createConnectionAdapter: (
@@ -21942,6 +22096,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` sut_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createSut: (data: CreateSutRequest, params: RequestParams = {}) =>
@@ -21971,6 +22126,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` connection_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createSutConnection: (
@@ -22002,6 +22158,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteSut: ({ sutId }: DeleteSutParams, params: RequestParams = {}) =>
@@ -22026,6 +22183,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteSutConnection: (
@@ -22052,6 +22210,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getConnectionAdapter: (
@@ -22079,6 +22238,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getSut: ({ sutId }: GetSutParams, params: RequestParams = {}) =>
@@ -22103,6 +22263,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSutConnections: (
@@ -22130,6 +22291,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sut {sut_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSutRuns: (
@@ -22158,6 +22320,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSuts: (query: ListSutsParams, params: RequestParams = {}) =>
@@ -22180,6 +22343,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `SutTemplateList`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSutTemplates: (params: RequestParams = {}) =>
@@ -22207,6 +22371,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     testSutConnection: (
@@ -22241,6 +22406,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateSut: (
@@ -22274,6 +22440,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` connection_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateSutConnection: (
@@ -22307,6 +22474,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     validateConnectionAdapter: (
@@ -22338,6 +22506,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getOpSchema: (
@@ -22366,6 +22535,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRegisteredOp: (
@@ -22394,6 +22564,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOps: (query: ListOpsParams, params: RequestParams = {}) =>
@@ -22419,6 +22590,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRegisteredOps: (
@@ -22450,6 +22622,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` op_name_reserved, op_kind_change
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     registerOp: (data: RegisterOpRequest, params: RequestParams = {}) =>
@@ -22480,6 +22653,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` run_not_active
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     cancelRun: ({ runId }: CancelRunParams, params: RequestParams = {}) =>
@@ -22508,6 +22682,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` gate_run_not_finished, gate_baseline_not_finished
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createRunGateVerdict: (
@@ -22542,6 +22717,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` validation_metric_invalid, validation_no_overlap, validation_too_few_pairs, validation_too_many_pairs
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createRunJudgeValidation: (
@@ -22572,6 +22748,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportRunDiff: (query: ExportRunDiffParams, params: RequestParams = {}) =>
@@ -22597,6 +22774,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRun: ({ runId }: GetRunParams, params: RequestParams = {}) =>
@@ -22621,6 +22799,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunDiff: (query: GetRunDiffParams, params: RequestParams = {}) =>
@@ -22646,6 +22825,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunDiffRow: (query: GetRunDiffRowParams, params: RequestParams = {}) =>
@@ -22671,6 +22851,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run ?base
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunDiffRowImage: (
@@ -22699,6 +22880,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunFailureAnalysis: (
@@ -22727,6 +22909,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` gate_baseline_not_finished
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunGate: (
@@ -22755,6 +22938,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunParquetUrl: (
@@ -22782,6 +22966,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunQueue: (query: GetRunQueueParams, params: RequestParams = {}) =>
@@ -22807,6 +22992,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunResultsSummary: (
@@ -22834,6 +23020,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRunSession: (
@@ -22861,6 +23048,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRunEvents: (
@@ -22889,6 +23077,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRunGateVerdicts: (
@@ -22916,6 +23105,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRuns: (query: ListRunsParams = {}, params: RequestParams = {}) =>
@@ -22944,6 +23134,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryRunResults: (
@@ -22977,6 +23168,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     queryRunTable: (
@@ -23011,6 +23203,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` run_still_active, nothing_to_rerun
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     rerun: (
@@ -23045,6 +23238,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startRun: (data: CreateRunRequest, params: RequestParams = {}) =>
@@ -23071,7 +23265,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
-     * @response `429` `ProblemResponse` too_many_event_streams: you hold RUN_EVENT_STREAMS_PER_USER streams on this process already; see Retry-After
+     * @response `429` `ProblemResponse` too_many_event_streams: you hold RUN_EVENT_STREAMS_PER_USER streams on this process already; see Retry-After; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` event_streams_exhausted: the process serves RUN_EVENT_STREAMS_MAX streams already; service_unavailable: the database does not answer. See Retry-After
      */
     streamRunEvents: (
@@ -23103,6 +23297,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` run_not_awaiting_upload
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     uploadRunOutputs: (
@@ -23137,6 +23332,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` project_test_plan_attached
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     attachProjectTestPlan: (
@@ -23170,6 +23366,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` project_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createProject: (data: CreateProjectRequest, params: RequestParams = {}) =>
@@ -23197,6 +23394,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     detachProjectTestPlan: (
@@ -23224,6 +23422,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getProject: ({ projectId }: GetProjectParams, params: RequestParams = {}) =>
@@ -23248,6 +23447,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the project {project_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getProjectCoverage: (
@@ -23279,6 +23479,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getProjectTrend: (
@@ -23309,6 +23510,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listProjects: (query: ListProjectsParams, params: RequestParams = {}) =>
@@ -23337,6 +23539,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` project_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     moveProject: (
@@ -23370,6 +23573,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceProjectTestPlan: (
@@ -23403,6 +23607,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` project_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateProject: (
@@ -23437,6 +23642,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` sdg_adapter_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createSdgAdapter: (
@@ -23466,6 +23672,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sdg_adapter {adapter_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getSdgAdapter: (
@@ -23493,6 +23700,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the sdg_adapter {adapter_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getSdgRun: (
@@ -23520,6 +23728,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSdgAdapters: (
@@ -23552,6 +23761,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startSdgRun: (
@@ -23580,6 +23790,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAnnotationAnalysisProperties: (params: RequestParams = {}) =>
@@ -23601,6 +23812,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTextAnalysisProperties: (params: RequestParams = {}) =>
@@ -23622,6 +23834,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `(AnalysisPropertyDto)[]`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getVisualAnalysisProperties: (params: RequestParams = {}) =>
@@ -23650,6 +23863,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` trace_connection_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTraceConnection: (
@@ -23683,6 +23897,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` trace_feedback_key_conflict: the client_key holds feedback with other content
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTraceFeedback: (
@@ -23715,6 +23930,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTraceFeedbackBatch: (
@@ -23748,6 +23964,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTraceGroundTruth: (
@@ -23779,6 +23996,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteTraceDatasetRetention: (
@@ -23806,6 +24024,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the trace_feedback {feedback_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteTraceFeedback: (
@@ -23835,6 +24054,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     detectTraceConvention: (
@@ -23868,6 +24088,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     detectTraceUploadConvention: (
@@ -23898,6 +24119,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceDatasetRetention: (
@@ -23925,6 +24147,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_feedback {feedback_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceFeedback: (
@@ -23952,6 +24175,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` ground_truth_not_found The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceGroundTruth: (
@@ -23980,6 +24204,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceLandingRun: (
@@ -24007,6 +24232,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset {dataset_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceLiveStream: (
@@ -24034,6 +24260,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTraceScoreAggregates: (
@@ -24066,6 +24293,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     landInlineTraces: (
@@ -24100,6 +24328,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     landTraces: (data: LandTracesRequest, params: RequestParams = {}) =>
@@ -24130,6 +24359,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     landTracesFromConnection: (
@@ -24160,6 +24390,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceConnections: (
@@ -24188,6 +24419,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceFeedback: (
@@ -24216,6 +24448,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the trace_ingest_run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceLandingRunDrops: (
@@ -24244,6 +24477,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the API key's workspace (with a user's token: query workspace_id)
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceScores: (
@@ -24272,6 +24506,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the dataset_version {version_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTraceVersionDrops: (
@@ -24303,6 +24538,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     promoteTraceVersion: (
@@ -24333,6 +24569,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     sealTraceLiveStream: (
@@ -24363,6 +24600,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setTraceDatasetRetention: (
@@ -24396,6 +24634,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setTraceLiveStream: (
@@ -24429,6 +24668,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` payload_too_large (UPLOAD_MAX_BYTES)
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     uploadTraceFile: (
@@ -24464,7 +24704,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` payload_too_large: over OTLP_MAX_BYTES once decompressed, or more than 10,000 log records
      * @response `415` `ProblemResponse` unsupported_media_type: a Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or deflate
-     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more log records waiting for their spans than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds
+     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more log records waiting for their spans than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportOtlpLogs: (data: ExportOtlpLogsPayload, params: RequestParams = {}) =>
@@ -24494,7 +24734,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` payload_too_large: over OTLP_MAX_BYTES once decompressed
      * @response `415` `ProblemResponse` unsupported_media_type: a Content-Type other than application/x-protobuf or application/json, or a Content-Encoding other than gzip or deflate
-     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more acknowledged spans landing than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds
+     * @response `429` `ProblemResponse` otlp_backpressure: the dataset has more acknowledged spans landing than OTLP_MAX_PENDING_SPANS; retry after Retry-After seconds; rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportOtlpTraces: (
@@ -24528,6 +24768,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` test_plan_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTestPlan: (data: CreateTestPlanRequest, params: RequestParams = {}) =>
@@ -24557,6 +24798,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createTestPlanVersion: (
@@ -24588,6 +24830,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTestPlan: (
@@ -24616,6 +24859,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getTestPlanVersion: (
@@ -24644,6 +24888,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTestPlans: (query: ListTestPlansParams, params: RequestParams = {}) =>
@@ -24669,6 +24914,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listTestPlanVersions: (
@@ -24701,6 +24947,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` recommendation_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createRecommendation: (
@@ -24731,6 +24978,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteRecommendation: (
@@ -24758,6 +25006,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getRecommendation: (
@@ -24786,6 +25035,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listRecommendations: (
@@ -24817,6 +25067,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` recommendation_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceRecommendation: (
@@ -24852,6 +25103,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createReport: (
@@ -24883,6 +25135,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteReportSection: (
@@ -24913,6 +25166,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportReport: (
@@ -24943,6 +25197,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReport: ({ reportId }: GetReportParams, params: RequestParams = {}) =>
@@ -24967,6 +25222,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportContent: (
@@ -24994,6 +25250,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportContentUrl: (
@@ -25022,6 +25279,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportDownloadUrl: (
@@ -25050,6 +25308,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report {report_id}
      * @response `404` `ProblemResponse` report_section_not_found The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportSection: (
@@ -25077,6 +25336,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportPartitionMetrics: (
@@ -25104,6 +25364,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportPartitions: (
@@ -25131,6 +25392,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the run {run_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportQuestions: (
@@ -25159,6 +25421,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReports: (query: ListReportsParams, params: RequestParams = {}) =>
@@ -25187,6 +25450,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     regenerateReport: (
@@ -25221,6 +25485,7 @@ export class EvaluationWorkspaceClient<
      * @response `412` `ProblemResponse` If-Match does not match the current ETag
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateReportContent: (
@@ -25255,6 +25520,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` report_config_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createReportConfig: (
@@ -25285,6 +25551,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the report_config {config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteReportConfig: (
@@ -25311,6 +25578,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the report_config {config_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportConfig: (
@@ -25335,6 +25603,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `string` The template as YAML
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportConfigTemplate: (params: RequestParams = {}) =>
@@ -25358,6 +25627,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportConfigs: (
@@ -25388,6 +25658,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteReportPrompt: (
@@ -25415,6 +25686,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` report_section_key_unknown The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportPrompt: (
@@ -25443,6 +25715,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReportSettings: (
@@ -25471,6 +25744,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReportPrompts: (
@@ -25502,6 +25776,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     replaceReportPrompt: (
@@ -25535,6 +25810,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateReportSettings: (
@@ -25568,6 +25844,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` queue_closed
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     addReviewItems: (
@@ -25602,6 +25879,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` label_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     adjudicateReviewItem: (
@@ -25635,6 +25913,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` judge_run_finished
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     cancelReviewJudgeRun: (
@@ -25666,6 +25945,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` queue_closed
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     claimNextReviewItem: (
@@ -25696,6 +25976,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createReviewQueue: (
@@ -25726,6 +26007,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteReviewQueue: (
@@ -25756,6 +26038,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` label_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     editReviewLabel: (
@@ -25790,6 +26073,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` export_field_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportReviewLabels: (
@@ -25820,6 +26104,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReviewAgreement: (
@@ -25848,6 +26133,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReviewJudgeRun: (
@@ -25875,6 +26161,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getReviewQueue: (
@@ -25902,6 +26189,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` not_an_adjudicator Allowed: member or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewDisagreements: (
@@ -25930,6 +26218,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewFinalLabels: (
@@ -25958,6 +26247,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewItems: (
@@ -25986,6 +26276,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewJudgeRuns: (
@@ -26014,6 +26305,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewQueues: (
@@ -26042,6 +26334,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listReviewRubricVersions: (
@@ -26070,6 +26363,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: member or above in the workspace of the review_queue {queue_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` no_lease
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     releaseReviewLease: (
@@ -26099,6 +26393,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` no_lease, already_labelled
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     skipReviewItem: (
@@ -26134,6 +26429,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` judge_run_metric_invalid, judge_run_field_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startReviewJudgeRun: (
@@ -26168,6 +26464,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` label_invalid
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     submitReviewLabel: (
@@ -26201,6 +26498,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateReviewQueue: (
@@ -26235,6 +26533,7 @@ export class EvaluationWorkspaceClient<
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
      * @response `422` `ProblemResponse` judge_validation_source_invalid, rubric_field_not_rated, validation_metric_invalid, validation_no_overlap, validation_too_few_pairs, validation_too_many_pairs
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     validateJudgeWithReviewQueue: (
@@ -26269,6 +26568,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` alert_rule_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createOnlineAlertRule: (
@@ -26302,6 +26602,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` online_evaluator_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     createOnlineEvaluator: (
@@ -26332,6 +26633,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteOnlineEvaluator: (
@@ -26358,6 +26660,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getOnlineEvaluator: (
@@ -26385,6 +26688,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineAlertRules: (
@@ -26413,6 +26717,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineBackfills: (
@@ -26441,6 +26746,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in workspace in query workspace_id
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineEvaluators: (
@@ -26469,6 +26775,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineEvaluatorTargets: (
@@ -26497,6 +26804,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_evaluator {evaluator_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineEvaluatorVersions: (
@@ -26528,6 +26836,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     startOnlineBackfill: (
@@ -26561,6 +26870,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` online_evaluator_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateOnlineEvaluator: (
@@ -26595,6 +26905,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     cancelOnlineBackfill: (
@@ -26622,6 +26933,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_backfill {backfill_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getOnlineBackfill: (
@@ -26651,6 +26963,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: admin or above in the workspace of the online_alert_rule {alert_rule_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     deleteOnlineAlertRule: (
@@ -26677,6 +26990,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_alert_rule {alert_rule_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getOnlineAlertRule: (
@@ -26704,6 +27018,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: viewer or above in the workspace of the online_alert_rule {alert_rule_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listOnlineAlertEvents: (
@@ -26735,6 +27050,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     runOnlineAlertCheck: (
@@ -26765,6 +27081,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` alert_rule_name_taken
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     updateOnlineAlertRule: (
@@ -26849,6 +27166,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadSdk: ({ version }: DownloadSdkParams, params: RequestParams = {}) =>
@@ -26872,6 +27190,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` sdk_package_missing: the service was built without packing the SDK; service_unavailable: the database does not answer (Retry-After)
      */
     downloadSdkPackage: (
@@ -26895,6 +27214,7 @@ export class EvaluationWorkspaceClient<
      * @secure
      * @response `200` `SdkVersionsResponse`
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSdkVersions: (params: RequestParams = {}) =>
@@ -26919,6 +27239,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `404` `ProblemResponse` sdk_version_not_found; `available` lists the versions
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     downloadExamples: (
@@ -26965,6 +27286,7 @@ export class EvaluationWorkspaceClient<
  * @response `406` `ProblemResponse` mcp_not_acceptable: the Accept header admits neither application/json nor text/event-stream
  * @response `413` `ProblemResponse` The body exceeds the documented size limit
  * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+ * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
  * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
  */
     sendMcpMessage: (data: SendMcpMessagePayload, params: RequestParams = {}) =>

@@ -21,6 +21,7 @@ import {
   TraceFeedbackResponse,
 } from '../dto/feedback.dto.js';
 import { TraceFeedbackService } from './feedback.service.js';
+import { RateLimitClass } from '#libs/auth/rate-limits.js';
 
 /** The header that marks an answer to a retry: the feedback was already stored under its client_key. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -44,6 +45,7 @@ export class FeedbackController {
    */
   @Post('feedback')
   @ApiOperation({ operationId: 'createTraceFeedback' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', { apiKeyOrBody: 'workspace_id' })
   @ApiCreatedResponse({ type: TraceFeedbackResponse, description: 'Stored' })
   @ApiOkResponse({
@@ -73,6 +75,7 @@ export class FeedbackController {
   @Post('feedback\\:batch')
   @HttpCode(200)
   @ApiOperation({ operationId: 'createTraceFeedbackBatch' })
+  @RateLimitClass('ingestion')
   @WorkspaceRoleRequired('member', { apiKeyOrBody: 'workspace_id' })
   @ApiOkResponse({ type: TraceFeedbackBatchResponse })
   createBatch(
