@@ -18155,6 +18155,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportAuditEvents: (
@@ -18210,6 +18211,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getAuditRetention: (
@@ -18378,6 +18380,7 @@ export class EvaluationWorkspaceClient<
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
      * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listAuditEvents: (
@@ -18947,6 +18950,7 @@ export class EvaluationWorkspaceClient<
      * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     setAuditRetention: (
@@ -27112,6 +27116,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     exportSystemAuditEvents: (
@@ -27138,6 +27143,7 @@ export class EvaluationWorkspaceClient<
      * @response `400` `ProblemResponse` validation_failed, audit_cursor_invalid
      * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
      * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     listSystemAuditEvents: (
