@@ -96,6 +96,8 @@ const ALSO_EMBEDDED = [
   'test/e2e/auth/rate-limits',
   // The MCP server: its tools' calls to the API over the loopback, on the embedded database's one connection too.
   'test/e2e/mcp/',
+  // The audit log: its filters, cursor pages, streamed exports and the retention sweep on the one embedded connection.
+  'test/e2e/audit-log/',
   // OTLP log records joined to their spans: the log inbox, row revisions and landing on the one embedded connection.
   'test/e2e/traces/otlp-logs',
 ];

@@ -22,6 +22,7 @@ import { ProjectsModule } from './modules/projects/projects.module.js';
 import { TemplatesModule } from './modules/projects/templates.module.js';
 import { ReportsModule } from './modules/reports/reports.module.js';
 import { OnlineModule } from './modules/online/online.module.js';
+import { AuditLogModule } from './modules/audit-log/audit-log.module.js';
 import { ReviewModule } from './modules/review/review.module.js';
 import { RunsModule } from './modules/runs/runs.module.js';
 import { SdgModule } from './modules/sdg/sdg.module.js';
@@ -57,6 +58,7 @@ export const FAMILY_MODULES = [
   ReportsModule,
   ReviewModule,
   OnlineModule,
+  AuditLogModule,
   SdkModule,
   McpModule,
 ];

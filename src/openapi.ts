@@ -20,6 +20,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'api-keys':
     'Machine credentials for CI jobs and trace exporters: a key acts for its creator in one workspace, at a role no higher than theirs (`Authorization: Bearer ews_…`). An addition beside the specification.',
   invitations: 'Invitations of people into a workspace by e-mail, and their acceptance.',
+  audit:
+    "The audit log: who did what to which record, across every family, for workspace admins (and the system's own events for system admins); filters, cursor paging, JSON Lines and CSV exports, retention. An addition beside the specification.",
   datasets: 'Test datasets: rows, uploads, staged edits, commits and exports.',
   'dataset versions': 'Immutable committed versions of a dataset, their rows and labels.',
   'dataset dimensions': 'Dimensions that slice a dataset (topic, difficulty, …) and the partitions they define.',

@@ -153,6 +153,17 @@ export class Environment {
   LOGIN_LOCKOUT_SECONDS: number = 900;
 
   /**
+   * Days the audit log keeps an event (a workspace's own setting wins for its events); unset keeps
+   * them until a workspace sets one. The hourly sweep deletes older events.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(36500)
+  AUDIT_RETENTION_DAYS?: number;
+
+  /**
    * Rate limits per caller (an API key, a user, or the client address where no one is signed in),
    * by route class; false leaves limiting to a gateway in front (docs/security.md).
    */

@@ -88,6 +88,13 @@ export interface AuditEvents {
   workspace_id: string | null;
 }
 
+export interface AuditRetention {
+  retention_days: number;
+  updated_at: Generated<Timestamp>;
+  updated_by: string | null;
+  workspace_id: string;
+}
+
 export interface AuthTokens {
   expires_at: Timestamp;
   id: string;
@@ -1244,6 +1251,7 @@ export interface DB {
   analysis_runs: AnalysisRuns;
   api_keys: ApiKeys;
   audit_events: AuditEvents;
+  audit_retention: AuditRetention;
   auth_tokens: AuthTokens;
   cluster_runs: ClusterRuns;
   custom_op_revisions: CustomOpRevisions;

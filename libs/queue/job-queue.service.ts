@@ -20,6 +20,7 @@ import { TrackedRecords } from './tracked-records.service.js';
 
 const MAX_TYPE_LENGTH = 100;
 const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
+const HOUR_MS = 3600_000;
 
 /**
  * The one way to start asynchronous work. `enqueue` writes the durable job record (in the
@@ -53,6 +54,20 @@ export class JobQueue {
    * Queues a job. For a type whose handler `tracks` a record, the payload names the record and
    * the record gets the job's id (in the caller's unit of work, with the job).
    */
+  /**
+   * Queues `type`'s job of the next clock hour (an hourly sweep): one however many processes ask,
+   * for the hour names it (its idempotency key).
+   */
+  async enqueueNextHour<T extends JobType>(type: T, payload: EnqueueJob<T>['payload']): Promise<void> {
+    const next = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    await this.enqueue({
+      type,
+      payload,
+      idempotencyKey: `${type}:${new Date(next).toISOString()}`,
+      runAfter: new Date(next),
+    });
+  }
+
   async enqueue<T extends JobType>(request: EnqueueJob<T>): Promise<EnqueueResult<T>> {
     const handler = this.registry.handler(request.type);
     if (!handler) {

@@ -314,6 +314,7 @@ const EXPORTED_REPOSITORIES_LEFT: string[] = [];
 
 /** Tables no entity describes (migrations create them), with the family whose repositories own them. */
 const TABLES_WITHOUT_ENTITY: Record<string, string> = {
+  audit_retention: 'audit-log',
   analysis_results: 'analysis',
   analysis_row_properties: 'analysis',
   analysis_runs: 'analysis',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
+import { AUDITED_OPERATIONS, AUDITED_READS, AUDITED_WHEN_CHANGED } from '../contract/audited-operations.js';
 import type { OpenApiDocument } from '../contract/support/spec-operations.js';
 import { ensureSdkPackage } from '../utils/sdk-package.js';
 import type { TestApp } from '../utils/test-app.js';
@@ -31,6 +32,12 @@ const SKIP: Record<string, string> = {
   'POST /auth/logout': 'would revoke the token the rest of the run uses',
   'POST /auth/sso/logout': 'would revoke the token the rest of the run uses',
 };
+
+/** The audit actions test/contract/audited-operations.ts names for an operation; undefined when it writes none. */
+function auditedActions(operationId: string): readonly string[] | undefined {
+  const entry = AUDITED_OPERATIONS[operationId] ?? AUDITED_READS[operationId];
+  return Array.isArray(entry) ? entry : undefined;
+}
 
 /** A broken variant of a valid request, or the valid one. */
 type Variant =
@@ -278,6 +285,8 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
   let a: Tenant;
   let ajv: Ajv;
   const validators = new Map<string, ValidateFunction>();
+  /** The request ids of each audited operation's successful calls (docs/audit.md). */
+  const succeeded = new Map<string, string[]>();
 
   beforeAll(async () => {
     await ensureSdkPackage();
@@ -387,6 +396,9 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             else req = req.send(body === undefined ? {} : JSON.stringify(body)).set('Content-Type', 'application/json');
           }
           const res = await req;
+          const operationId = String(op.operation.operationId);
+          if (res.status < 300 && auditedActions(operationId))
+            succeeded.set(operationId, [...(succeeded.get(operationId) ?? []), String(res.headers['x-request-id'])]);
           stats.sent++;
           stats.kinds[v.kind] = (stats.kinds[v.kind] ?? 0) + 1;
           const label = `${op.method} ${url.slice(0, 120)} [${v.kind}]`;
@@ -571,4 +583,29 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
     expect(stats.validated).toBeGreaterThanOrEqual(100);
     // A sweep of every operation: about 45 s alone on the 2-core machine, more beside other suites.
   }, 600_000);
+
+  /**
+   * Every successful call of an operation test/contract/audited-operations.ts lists with actions
+   * wrote an event under its request id (unless it only writes when it changes something, and
+   * changed nothing), and only actions the list names for it.
+   */
+  it('wrote an audit event for every audited operation whose calls succeeded, of the actions its list names', async () => {
+    const silent: string[] = [];
+    const unlisted: string[] = [];
+    for (const [operationId, requestIds] of succeeded) {
+      const events: Array<{ action: string }> = await t.dataSource.query(
+        'SELECT DISTINCT action FROM audit_events WHERE request_id = ANY($1)',
+        [requestIds],
+      );
+      if (!events.length && !(operationId in AUDITED_WHEN_CHANGED))
+        silent.push(`${operationId}: ${requestIds.length} successful calls, no event`);
+      for (const { action } of events)
+        if (!auditedActions(operationId)!.includes(action)) unlisted.push(`${operationId} wrote ${action}`);
+    }
+    console.log(
+      `security/fuzz: ${succeeded.size} audited operations answered a success; ${silent.length} of them wrote no event, ${unlisted.length} actions written that test/contract/audited-operations.ts does not list`,
+    );
+    expect({ silent, unlisted }).toEqual({ silent: [], unlisted: [] });
+    expect(succeeded.size).toBeGreaterThanOrEqual(40);
+  });
 });

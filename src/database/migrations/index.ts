@@ -39,6 +39,7 @@ import { ConnectionTraceLinks1767410000000 } from './1767410000000-connection-tr
 import { TraceLogInbox1767480000000 } from './1767480000000-trace-log-inbox.js';
 import { SpanTreeIndex1767650000000 } from './1767650000000-span-tree-index.js';
 import { SsoIdentities1767660000000 } from './1767660000000-sso-identities.js';
+import { AuditLog1767670000000 } from './1767670000000-audit-log.js';
 
 /** Every migration, in order. Families append theirs; the same list runs on PostgreSQL and PGlite. */
 export const migrations = [
@@ -83,4 +84,5 @@ export const migrations = [
   TraceLogInbox1767480000000,
   SpanTreeIndex1767650000000,
   SsoIdentities1767660000000,
+  AuditLog1767670000000,
 ];

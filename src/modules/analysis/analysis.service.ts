@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '#libs/audit/audit.service.js';
 import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
 import { DomainError, NotFoundError } from '#libs/common/domain-error.js';
 import { TEXT_PROPERTIES, VISUAL_PROPERTIES } from '#libs/dataset-analysis/properties.js';
@@ -49,6 +50,7 @@ export class AnalysisService {
     private readonly embeddings: EmbeddingConfigsService,
     private readonly queue: JobQueue,
     private readonly transactions: TransactionRunner,
+    private readonly audit: AuditService,
   ) {}
 
   async listRuns(access: WorkspaceAccess, datasetId: string, versionId: string): Promise<AnalysisRunResponse[]> {
@@ -352,6 +354,18 @@ export class AnalysisService {
         targetType: 'dataset',
         targetId: run.datasetId,
         createdBy: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: table === 'analysis_runs' ? 'analysis_run.started' : 'cluster_run.started',
+        targetType: 'dataset',
+        targetId: run.datasetId,
+        details: {
+          run_id: runId,
+          version_id: run.versionId,
+          ...(run.kinds ? { kinds: run.kinds } : {}),
+        },
       });
       return runId;
     });

@@ -84,6 +84,7 @@ export class ReviewWorkService {
       });
       await this.review.keepSlot(item.id, caller.userId);
       await this.queues.settle(queue, item, item.labelled + 1);
+      await this.recordLabel(access, caller, 'review_label.submitted', item, label.id);
       return toLabelResponse(label);
     });
   }
@@ -110,6 +111,7 @@ export class ReviewWorkService {
       ];
       const updated = await this.review.updateLabel(label.id, clean, label.rubric_version, history);
       if (item.final_source !== 'adjudication') await this.queues.settle(queue, item, item.labelled);
+      await this.recordLabel(access, caller, 'review_label.edited', item, label.id);
       return toLabelResponse(updated);
     });
   }
@@ -138,7 +140,26 @@ export class ReviewWorkService {
         reason: reason ?? null,
         rubric_version: queue.rubric_version,
       });
+      await this.recordLabel(access, caller, 'review_item.skipped', item, label.id);
       return toLabelResponse(label);
+    });
+  }
+
+  /** A reviewer's label written, changed or a skip, in the audit trail (the values stay with the label and its history). */
+  private recordLabel(
+    access: WorkspaceAccess,
+    caller: Principal,
+    action: 'review_label.submitted' | 'review_label.edited' | 'review_item.skipped',
+    item: ItemRow,
+    labelId: string,
+  ): Promise<unknown> {
+    return this.audit.record({
+      actor: caller,
+      workspaceId: access.workspaceId,
+      action,
+      targetType: 'review_item',
+      targetId: item.id,
+      details: { queue_id: item.queue_id, label_id: labelId },
     });
   }
 

@@ -298,6 +298,14 @@ export class RunsService {
         outputs: body.results.length,
         complete: body.complete ?? true,
       });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'run.outputs_uploaded',
+        targetType: 'run',
+        targetId: id,
+        details: { outputs: body.results.length, complete: body.complete ?? true },
+      });
       if (body.complete === false) return this.get(access, id);
       await this.enqueue(access, id, caller);
       await this.runs.appendEvent(id, access.workspaceId, 'state_changed', { from: 'awaiting_upload', to: 'queued' });

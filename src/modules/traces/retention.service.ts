@@ -53,7 +53,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.env.RUN_WORKERS) return;
     await this.transactions
-      .run(() => this.scheduleNext())
+      .run(() => this.queue.enqueueNextHour(TRACE_RETENTION_JOB, {}))
       .catch((err: unknown) => this.logger.warn(`could not schedule the retention sweep: ${(err as Error).message}`));
   }
 
@@ -143,7 +143,7 @@ export class TraceRetentionService implements OnApplicationBootstrap {
     feedback_deleted: number;
   }> {
     const result = await this.sweep(null);
-    await this.transactions.run(() => this.scheduleNext());
+    await this.transactions.run(() => this.queue.enqueueNextHour(TRACE_RETENTION_JOB, {}));
     return {
       datasets: result.datasets.length,
       spans_deleted: result.datasets.reduce((n, d) => n + d.spans_deleted, 0),
@@ -152,17 +152,6 @@ export class TraceRetentionService implements OnApplicationBootstrap {
       payloads_cleared: result.payloads_cleared,
       feedback_deleted: result.feedback_deleted,
     };
-  }
-
-  /** One sweep a clock hour, however many processes schedule it: the hour names the job. */
-  private async scheduleNext(): Promise<void> {
-    const next = Math.floor(Date.now() / HOUR_MS) * HOUR_MS + HOUR_MS;
-    await this.queue.enqueue({
-      type: TRACE_RETENTION_JOB,
-      payload: {},
-      idempotencyKey: `${TRACE_RETENTION_JOB}:${new Date(next).toISOString()}`,
-      runAfter: new Date(next),
-    });
   }
 
   private async sweep(workspaceId: string | null): Promise<TraceRetentionSweepResponse> {

@@ -233,6 +233,14 @@ export class TraceVersionsService {
         targetId: datasetId,
         createdBy: caller.userId,
       });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'trace_enrichment.recomputed',
+        targetType: 'dataset',
+        targetId: datasetId,
+        details: { version_id: version.id, enrichment_run_id: created.id, prices: prices !== null },
+      });
       return { ...created, job_id: job.id };
     });
     return toStatus(datasetId, version.id, run);

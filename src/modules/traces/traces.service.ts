@@ -152,15 +152,26 @@ export class TracesService {
         .on('error', reject);
     });
     const format = await sniffFormat(path, file.originalname);
-    const row = await this.traces.insertUpload({
-      id,
-      workspace_id: access.workspaceId,
-      filename: file.originalname.slice(0, 500),
-      format,
-      size_bytes: file.size,
-      sha256,
-      path,
-      created_by: caller.userId,
+    const row = await this.transactions.run(async () => {
+      const upload = await this.traces.insertUpload({
+        id,
+        workspace_id: access.workspaceId,
+        filename: file.originalname.slice(0, 500),
+        format,
+        size_bytes: file.size,
+        sha256,
+        path,
+        created_by: caller.userId,
+      });
+      await this.audit.record({
+        actor: caller,
+        workspaceId: access.workspaceId,
+        action: 'trace_upload.created',
+        targetType: 'trace_upload',
+        targetId: id,
+        details: { filename: upload.filename, format, size_bytes: file.size, sha256 },
+      });
+      return upload;
     });
     return toUpload(row);
   }

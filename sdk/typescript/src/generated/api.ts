@@ -980,6 +980,100 @@ export interface AuditEntryResponse {
   request_id: string | null;
 }
 
+export interface AuditEventPageResponse {
+  /** Newest first */
+  items: AuditEventResponse[];
+  /**
+   * Send as `cursor` for the next (older) page; null on the last page
+   * @format uuid
+   * @example "4d3c2b1a-9e8f-4a7b-8c6d-5e4f3a2b1c0d"
+   */
+  next_cursor: string | null;
+}
+
+export interface AuditEventResponse {
+  /**
+   * Dotted verb, `<record>.<what happened>`: member.role_changed, secret.revealed, api_key.created… (docs/audit.md)
+   * @example "member.role_changed"
+   */
+  action: string;
+  /** @example "ada.lovelace@example.com" */
+  actor_email: string | null;
+  /**
+   * Who did it; null when the service did it itself (a retention sweep, the first admin at boot)
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  actor_id: string | null;
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  created_at: string;
+  /**
+   * What changed (names, roles before and after, counts); never a secret value. `api_key_id` when the call was made with an API key
+   * @example {"from":"member","to":"admin"}
+   */
+  details: Record<string, any>;
+  /**
+   * @format uuid
+   * @example "4d3c2b1a-9e8f-4a7b-8c6d-5e4f3a2b1c0d"
+   */
+  id: string;
+  /**
+   * The request that did it (its X-Request-Id); null for background work
+   * @example "3f0c2d4e-8b1a-4c5d-9e7f-6a2b1c0d9e8f"
+   */
+  request_id: string | null;
+  /** @example "7decc0e4-66f7-48ce-95ab-9a5bb71185c6" */
+  target_id: string | null;
+  /**
+   * The kind of record it was done to
+   * @example "member"
+   */
+  target_type: string;
+  /**
+   * The workspace it happened in; null for the system's own events (users, logins, branding)
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string | null;
+}
+
+export interface AuditRetentionResponse {
+  /**
+   * The service's default (AUDIT_RETENTION_DAYS); null keeps events
+   * @example null
+   */
+  default_retention_days: number | null;
+  /**
+   * What applies: the workspace's own, else the default; null keeps events
+   * @example 365
+   */
+  effective_retention_days: number | null;
+  /**
+   * The workspace's own setting; null when it follows the default
+   * @example 365
+   */
+  retention_days: number | null;
+  /**
+   * @format date-time
+   * @example "2025-05-12T09:30:00.000Z"
+   */
+  updated_at: string | null;
+  /**
+   * Who set the workspace's own, and when; null without one
+   * @format uuid
+   * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
+   */
+  updated_by: string | null;
+  /**
+   * @format uuid
+   * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
+   */
+  workspace_id: string;
+}
+
 export interface AvailableMetric {
   /**
    * Whether the version's mapping provides every field the metric reads
@@ -5122,6 +5216,54 @@ export interface EvaluatorVersionResponse {
   version: number;
 }
 
+export interface ExportAuditEventsParams {
+  /**
+   * Events with exactly this action, e.g. `member.role_changed`
+   * @maxLength 100
+   * @pattern ^[a-z0-9_.]+$
+   */
+  action?: string;
+  /**
+   * Events whose action starts with this, e.g. `member.` or `api_key`
+   * @maxLength 100
+   * @pattern ^[a-z0-9_.]+$
+   */
+  action_prefix?: string;
+  /**
+   * Events of this user (the actor's id)
+   * @format uuid
+   */
+  actor_id?: string;
+  /** `jsonl` (JSON Lines, one event a line) or `csv`; wins over the Accept header */
+  format?: "jsonl" | "csv";
+  /**
+   * Events recorded at or after this instant (ISO 8601)
+   * @maxLength 40
+   */
+  from?: string;
+  /**
+   * Events about this record (its id)
+   * @maxLength 200
+   */
+  target_id?: string;
+  /**
+   * Events about records of this kind, e.g. `secret`, `member`, `dataset`
+   * @maxLength 64
+   * @pattern ^[a-z0-9_]+$
+   */
+  target_type?: string;
+  /**
+   * Events recorded before this instant (ISO 8601)
+   * @maxLength 40
+   */
+  to?: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 /**
  * An ExportLogsServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
  * @format binary
@@ -5210,6 +5352,49 @@ export interface ExportRunDiffParams {
    * @max 1000000
    */
   tolerance?: number;
+}
+
+export interface ExportSystemAuditEventsParams {
+  /**
+   * Events with exactly this action, e.g. `member.role_changed`
+   * @maxLength 100
+   * @pattern ^[a-z0-9_.]+$
+   */
+  action?: string;
+  /**
+   * Events whose action starts with this, e.g. `member.` or `api_key`
+   * @maxLength 100
+   * @pattern ^[a-z0-9_.]+$
+   */
+  action_prefix?: string;
+  /**
+   * Events of this user (the actor's id)
+   * @format uuid
+   */
+  actor_id?: string;
+  /** `jsonl` (JSON Lines, one event a line) or `csv`; wins over the Accept header */
+  format?: "jsonl" | "csv";
+  /**
+   * Events recorded at or after this instant (ISO 8601)
+   * @maxLength 40
+   */
+  from?: string;
+  /**
+   * Events about this record (its id)
+   * @maxLength 200
+   */
+  target_id?: string;
+  /**
+   * Events about records of this kind, e.g. `secret`, `member`, `dataset`
+   * @maxLength 64
+   * @pattern ^[a-z0-9_]+$
+   */
+  target_type?: string;
+  /**
+   * Events recorded before this instant (ISO 8601)
+   * @maxLength 40
+   */
+  to?: string;
 }
 
 export interface ExtractedOutputDto {
@@ -5613,6 +5798,14 @@ export interface GetApiKeyParams {
    * @format uuid
    */
   apiKeyId: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
+export interface GetAuditRetentionParams {
   /**
    * The workspace's id
    * @format uuid
@@ -7617,6 +7810,64 @@ export interface ListApiKeysParams {
   workspaceId: string;
 }
 
+export interface ListAuditEventsParams {
+  /**
+   * Events with exactly this action, e.g. `member.role_changed`
+   * @maxLength 100
+   * @pattern ^[a-z0-9_.]+$
+   */
+  action?: string;
+  /**
+   * Events whose action starts with this, e.g. `member.` or `api_key`
+   * @maxLength 100
+   * @pattern ^[a-z0-9_.]+$
+   */
+  action_prefix?: string;
+  /**
+   * Events of this user (the actor's id)
+   * @format uuid
+   */
+  actor_id?: string;
+  /**
+   * The `next_cursor` of the page before: the events older than its last
+   * @format uuid
+   */
+  cursor?: string;
+  /**
+   * Events recorded at or after this instant (ISO 8601)
+   * @maxLength 40
+   */
+  from?: string;
+  /**
+   * Events at most (newest first), 1..200
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  limit?: number;
+  /**
+   * Events about this record (its id)
+   * @maxLength 200
+   */
+  target_id?: string;
+  /**
+   * Events about records of this kind, e.g. `secret`, `member`, `dataset`
+   * @maxLength 64
+   * @pattern ^[a-z0-9_]+$
+   */
+  target_type?: string;
+  /**
+   * Events recorded before this instant (ISO 8601)
+   * @maxLength 40
+   */
+  to?: string;
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
+}
+
 export interface ListAvailableMetricsParams {
   /**
    * The dataset's id
@@ -8614,6 +8865,59 @@ export interface ListSutsParams {
    * @format uuid
    */
   workspace_id: string;
+}
+
+export interface ListSystemAuditEventsParams {
+  /**
+   * Events with exactly this action, e.g. `member.role_changed`
+   * @maxLength 100
+   * @pattern ^[a-z0-9_.]+$
+   */
+  action?: string;
+  /**
+   * Events whose action starts with this, e.g. `member.` or `api_key`
+   * @maxLength 100
+   * @pattern ^[a-z0-9_.]+$
+   */
+  action_prefix?: string;
+  /**
+   * Events of this user (the actor's id)
+   * @format uuid
+   */
+  actor_id?: string;
+  /**
+   * The `next_cursor` of the page before: the events older than its last
+   * @format uuid
+   */
+  cursor?: string;
+  /**
+   * Events recorded at or after this instant (ISO 8601)
+   * @maxLength 40
+   */
+  from?: string;
+  /**
+   * Events at most (newest first), 1..200
+   * @min 1
+   * @max 200
+   * @default 50
+   */
+  limit?: number;
+  /**
+   * Events about this record (its id)
+   * @maxLength 200
+   */
+  target_id?: string;
+  /**
+   * Events about records of this kind, e.g. `secret`, `member`, `dataset`
+   * @maxLength 64
+   * @pattern ^[a-z0-9_]+$
+   */
+  target_type?: string;
+  /**
+   * Events recorded before this instant (ISO 8601)
+   * @maxLength 40
+   */
+  to?: string;
 }
 
 export interface ListTestPlanVersionsParams {
@@ -10368,6 +10672,16 @@ export interface PublishCustomOpRequest {
    * @example 30000
    */
   timeout_ms?: number;
+}
+
+export interface PutAuditRetentionRequest {
+  /**
+   * Days the workspace keeps its audit events (30..36500); null follows the service's default (AUDIT_RETENTION_DAYS)
+   * @min 30
+   * @max 36500
+   * @example 365
+   */
+  retention_days: number | null;
 }
 
 export interface PutSectionPromptRequest {
@@ -13362,6 +13676,14 @@ export interface SessionPartition {
    * @example "conv-0193"
    */
   session_id: string;
+}
+
+export interface SetAuditRetentionParams {
+  /**
+   * The workspace's id
+   * @format uuid
+   */
+  workspaceId: string;
 }
 
 export interface SetMetricConfigDefaultsParams {
@@ -17991,6 +18313,34 @@ export class EvaluationWorkspaceClient<
       }),
 
     /**
+     * @description Every audit event of the workspace the filters match, streamed as JSON Lines or CSV (admins). Audited as audit_log.exported.
+     *
+     * @tags audit
+     * @name ExportAuditEvents
+     * @summary Every audit event of the workspace the filters match, streamed as JSON Lines or CSV (admins)
+     * @request GET:/workspaces/{workspace_id}/audit-events/export
+     * @secure
+     * @response `200` `string` The events, newest first: JSON Lines (`format=jsonl`, the default) or CSV (`format=csv`)
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    exportAuditEvents: (
+      { workspaceId, ...query }: ExportAuditEventsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<string, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/audit-events/export`,
+        method: "GET",
+        query: query,
+        secure: true,
+        ...params,
+      }),
+
+    /**
      * @description One key's metadata (its creator, or an admin).
      *
      * @tags api-keys
@@ -18012,6 +18362,34 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<ApiKeyResponse, ProblemResponse>({
         path: `/workspaces/${workspaceId}/api-keys/${apiKeyId}`,
+        method: "GET",
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description How long the workspace keeps its audit events: its own setting, the service's default and what applies (admins).
+     *
+     * @tags audit
+     * @name GetAuditRetention
+     * @summary How long the workspace keeps its audit events: its own setting, the service's default and what applies (admins)
+     * @request GET:/workspaces/{workspace_id}/audit-retention
+     * @secure
+     * @response `200` `AuditRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    getAuditRetention: (
+      { workspaceId }: GetAuditRetentionParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AuditRetentionResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/audit-retention`,
         method: "GET",
         secure: true,
         format: "json",
@@ -18152,6 +18530,35 @@ export class EvaluationWorkspaceClient<
     ) =>
       this.request<ApiKeyResponsePage, ProblemResponse>({
         path: `/workspaces/${workspaceId}/api-keys`,
+        method: "GET",
+        query: query,
+        secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description The workspace's audit events, newest first, filtered by actor, action (or its prefix), target and time, a page at a time by cursor (admins).
+     *
+     * @tags audit
+     * @name ListAuditEvents
+     * @summary The workspace's audit events, newest first, filtered by actor, action (or its prefix), target and time, a page at a time by cursor (admins)
+     * @request GET:/workspaces/{workspace_id}/audit-events
+     * @secure
+     * @response `200` `AuditEventPageResponse`
+     * @response `400` `ProblemResponse` validation_failed, audit_cursor_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listAuditEvents: (
+      { workspaceId, ...query }: ListAuditEventsParams,
+      params: RequestParams = {},
+    ) =>
+      this.request<AuditEventPageResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/audit-events`,
         method: "GET",
         query: query,
         secure: true,
@@ -18693,6 +19100,40 @@ export class EvaluationWorkspaceClient<
         path: `/workspaces/${workspaceId}/invitations/${invitationId}/revoke`,
         method: "POST",
         secure: true,
+        format: "json",
+        ...params,
+      }),
+
+    /**
+     * @description Sets how many days the workspace keeps its audit events (30 to 36500); null follows the service's default (admins). Audited as audit_retention.updated.
+     *
+     * @tags audit
+     * @name SetAuditRetention
+     * @summary Sets how many days the workspace keeps its audit events (30 to 36500); null follows the service's default (admins)
+     * @request PUT:/workspaces/{workspace_id}/audit-retention
+     * @secure
+     * @response `200` `AuditRetentionResponse`
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: admin or above in workspace {workspace_id}
+     * @response `404` `ProblemResponse` The workspace or record does not exist
+     * @response `409` `ProblemResponse` The change conflicts with the current state (a duplicate name, a record still in use)
+     * @response `413` `ProblemResponse` The body exceeds the documented size limit
+     * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    setAuditRetention: (
+      { workspaceId }: SetAuditRetentionParams,
+      data: PutAuditRetentionRequest,
+      params: RequestParams = {},
+    ) =>
+      this.request<AuditRetentionResponse, ProblemResponse>({
+        path: `/workspaces/${workspaceId}/audit-retention`,
+        method: "PUT",
+        body: data,
+        secure: true,
+        type: ContentType.Json,
         format: "json",
         ...params,
       }),
@@ -26828,6 +27269,62 @@ export class EvaluationWorkspaceClient<
         body: data,
         secure: true,
         type: ContentType.Json,
+        format: "json",
+        ...params,
+      }),
+  };
+  auditEvents = {
+    /**
+     * @description Every system audit event the filters match, streamed as JSON Lines or CSV (system admins). Audited as audit_log.exported.
+     *
+     * @tags audit
+     * @name ExportSystemAuditEvents
+     * @summary Every system audit event the filters match, streamed as JSON Lines or CSV (system admins)
+     * @request GET:/audit-events/export
+     * @secure
+     * @response `200` `string` The events, newest first: JSON Lines (`format=jsonl`, the default) or CSV (`format=csv`)
+     * @response `400` `ProblemResponse` The request failed validation (body, query or path); `errors` lists each offending field
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    exportSystemAuditEvents: (
+      query: ExportSystemAuditEventsParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<string, ProblemResponse>({
+        path: `/audit-events/export`,
+        method: "GET",
+        query: query,
+        secure: true,
+        ...params,
+      }),
+
+    /**
+     * @description The system's own audit events, those of no workspace (users created and changed, logins, system roles, branding), newest first, by cursor (system admins).
+     *
+     * @tags audit
+     * @name ListSystemAuditEvents
+     * @summary The system's own audit events, those of no workspace (users created and changed, logins, system roles, branding), newest first, by cursor (system admins)
+     * @request GET:/audit-events
+     * @secure
+     * @response `200` `AuditEventPageResponse`
+     * @response `400` `ProblemResponse` validation_failed, audit_cursor_invalid
+     * @response `401` `ProblemResponse` Missing, invalid, expired or revoked token
+     * @response `403` `ProblemResponse` Allowed: system admin (a user's token, not an API key)
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
+     * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
+     */
+    listSystemAuditEvents: (
+      query: ListSystemAuditEventsParams = {},
+      params: RequestParams = {},
+    ) =>
+      this.request<AuditEventPageResponse, ProblemResponse>({
+        path: `/audit-events`,
+        method: "GET",
+        query: query,
+        secure: true,
         format: "json",
         ...params,
       }),

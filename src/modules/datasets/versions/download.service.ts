@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { stringify } from 'csv-stringify';
 import { parquetWriteRows } from 'hyparquet-writer';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { writeCsv } from '#libs/common/csv-stream.js';
 import { NotFoundError } from '#libs/common/domain-error.js';
 import { attachment, type FileAnswer } from '#libs/common/file-answer.js';
 import { streamWriter } from '#libs/common/parquet-stream.js';
@@ -98,25 +98,11 @@ export class DownloadService {
     batches: AsyncIterable<Array<{ row_id: string; data: Record<string, unknown> }>>,
   ): Promise<void> {
     const names = columns.map((c) => c.name);
-    const csv = stringify({ header: true, columns: [ROW_ID, ...names], cast: { boolean: (v) => String(v) } });
-    const piping = new Promise<void>((resolve, reject) => {
-      csv.on('data', (chunk: Buffer) => {
-        if (!out.write(chunk)) {
-          csv.pause();
-          out.once('drain', () => csv.resume());
-        }
-      });
-      csv.on('end', resolve);
-      csv.on('error', reject);
-    });
-    for await (const batch of batches) {
-      for (const r of batch) {
-        const record = [r.row_id, ...names.map((n) => csvValue(r.data[n]))];
-        if (!csv.write(record)) await once(csv, 'drain');
-      }
+    async function* records() {
+      for await (const batch of batches)
+        for (const r of batch) yield [r.row_id, ...names.map((n) => csvValue(r.data[n]))];
     }
-    csv.end();
-    await piping;
+    await writeCsv(out, { header: true, columns: [ROW_ID, ...names], cast: { boolean: (v) => String(v) } }, records());
   }
 
   private async writeParquet(
