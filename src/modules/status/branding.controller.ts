@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { IfMatch, IfNoneMatch } from '#libs/common/etag.decorators.js';
+import { ENTITY_TAGS_MAX, IfMatch, IfNoneMatch } from '#libs/common/etag.decorators.js';
 import type { IfMatchPrecondition, IfNoneMatchCondition } from '#libs/common/etag.js';
 import { CurrentUser, Public, SystemAdmin } from '#libs/auth/access.decorators.js';
 import type { Principal } from '#libs/auth/roles.js';
@@ -33,6 +33,7 @@ export class BrandingController {
     name: 'If-None-Match',
     required: false,
     description: 'The ETag of a copy you hold; 304 when it is still current',
+    schema: { type: 'string', maxLength: ENTITY_TAGS_MAX },
   })
   @ApiOkResponse({
     type: BrandingResponse,
@@ -64,6 +65,7 @@ export class BrandingController {
     name: 'If-Match',
     required: false,
     description: 'The ETag you read; 412 when the branding changed since',
+    schema: { type: 'string', maxLength: ENTITY_TAGS_MAX },
   })
   @ApiOkResponse({
     type: BrandingResponse,

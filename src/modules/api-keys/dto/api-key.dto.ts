@@ -13,6 +13,7 @@ export class CreateApiKeyRequest {
   @Trim()
   @IsDefined({ message: 'name is required' })
   @IsString()
+  @MaxLength(100)
   @Matches(/^\S.{0,99}$/s, { message: 'name must be 1 to 100 characters' })
   name: string;
 

@@ -146,6 +146,7 @@ export class CreateMetricConfigRequest extends MetricConfigDefinition {
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(CONFIG_NAME_PATTERN, {
     message: 'name must be 1..100 letters, digits or . _ : - and start with a letter or digit',
   })

@@ -61,6 +61,7 @@ export class ListDatasetsQuery extends PageQueryDto {
   /** Only datasets carrying this tag */
   @IsOptional()
   @IsString()
+  @MaxLength(64)
   @Matches(TAG_PATTERN)
   tag?: string;
 
@@ -105,6 +106,7 @@ export class UploadDatasetRequest {
   @Transform(tagList)
   @IsArray()
   @ArrayMaxSize(20)
+  @MaxLength(64, { each: true })
   @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 
@@ -118,6 +120,7 @@ export class UploadDatasetRequest {
   @ApiPropertyOptional({ example: ',' })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(1)
   @Matches(/^[^\r\n"]$/, { message: 'delimiter must be one character other than a quote or a line break' })
   delimiter?: string;
 
@@ -395,6 +398,7 @@ export class AuditQuery {
   /** Only entries older than this instant (ISO 8601), to page back */
   @IsOptional()
   @IsString()
+  @MaxLength(64)
   @Matches(/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/, { message: 'before must be an ISO 8601 date-time' })
   before?: string;
 }

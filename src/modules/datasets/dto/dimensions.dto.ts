@@ -42,6 +42,7 @@ export class AssignDimensionRequest {
   @ApiProperty({ example: 'topic' })
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(DIMENSION_NAME, {
     message: 'dimension must be 1..100 letters, digits, spaces or _ . : / - and start with a letter or digit',
   })

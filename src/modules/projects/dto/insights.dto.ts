@@ -1,6 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDate, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDate,
+  IsIn,
+  IsInt,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MaxLength,
+} from 'class-validator';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
@@ -20,6 +32,7 @@ export class CoverageQuery {
   /** Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language` */
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(701)
   @Matches(/^[a-z][a-z0-9_:,]{0,700}$/, { message: 'pairs must be comma-separated dimension:dimension pairs' })
   pairs?: string;
 }
@@ -32,6 +45,7 @@ export class TrendRequest {
   @ArrayMinSize(1)
   @ArrayMaxSize(20)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { each: true, message: 'each metric must be a metric name' })
   metrics?: string[];
 
@@ -53,6 +67,7 @@ export class TrendRequest {
   @ApiPropertyOptional({ example: 'topic' })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(64)
   @Matches(KEY, { message: 'group_by must be a dimension name' })
   group_by?: string;
 

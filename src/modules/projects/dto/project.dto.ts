@@ -94,6 +94,7 @@ export class UpdateProjectRequest {
   @ValidateIfPresent()
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, {
     message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit',
   })
@@ -142,6 +143,7 @@ export class AttachTestPlanRequest {
   @ApiProperty({ example: EXAMPLE_NAME.testPlan })
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'test_plan must be a test plan id or name' })
   test_plan: string;
 

@@ -79,12 +79,14 @@ export class DimensionThresholdDto {
   /** A dimension name (snake_case) */
   @ApiProperty({ example: 'topic' })
   @IsString()
+  @MaxLength(64)
   @Matches(KEY, { message: 'dimension must be lower-case snake_case' })
   dimension: string;
 
   /** One of the dimension's values */
   @ApiProperty({ example: 'billing' })
   @IsString()
+  @MaxLength(64)
   @Matches(KEY, { message: 'value must be lower-case snake_case' })
   value: string;
 
@@ -121,6 +123,7 @@ export class PlanMetricDto {
   /** The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …) */
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
   @IsString()
+  @MaxLength(100)
   @Matches(METRIC, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
   name: string;
 

@@ -60,6 +60,7 @@ export class RubricFieldDto {
   /** 1..64 letters, digits or underscores, starting with a letter */
   @ApiProperty({ example: 'correct' })
   @IsString()
+  @MaxLength(64)
   @Matches(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, {
     message: 'name must be 1..64 letters, digits or _, starting with a letter',
   })

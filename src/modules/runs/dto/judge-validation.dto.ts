@@ -70,6 +70,7 @@ export class HumanLabelsSourceDto {
   @ApiPropertyOptional({ example: 'human_verdict' })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(100)
   @Matches(COLUMN, { message: 'field must be a column name (1..100 letters, digits, spaces or _ . -)' })
   field?: string;
 
@@ -79,6 +80,7 @@ export class HumanLabelsSourceDto {
   @IsArray()
   @ArrayMaxSize(MAX_REVIEWERS - 1)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   @Matches(COLUMN, { each: true, message: 'reviewer_fields must be column names' })
   reviewer_fields?: string[];
 

@@ -77,11 +77,13 @@ export class UpdateBrandingRequest {
 
   /** `#RRGGBB`. */
   @ApiProperty({ example: '#0F766E', pattern: HEX_COLOUR.source })
+  @MaxLength(7)
   @Matches(HEX_COLOUR, { message: 'primary_color must be a #RRGGBB colour' })
   primary_color: string;
 
   /** `#RRGGBB`. */
   @ApiProperty({ example: '#F97316', pattern: HEX_COLOUR.source })
+  @MaxLength(7)
   @Matches(HEX_COLOUR, { message: 'accent_color must be a #RRGGBB colour' })
   accent_color: string;
 

@@ -101,6 +101,7 @@ export class ConnectionAuthDto {
   /** For `header`: the header name, e.g. x-api-key */
   @ApiPropertyOptional({ example: 'x-api-key' })
   @ValidateIfPresent()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9-]{1,100}$/)
   header?: string;
 
@@ -114,6 +115,7 @@ export class ConnectionAuthDto {
   /** For `query`: the parameter name */
   @ApiPropertyOptional({ example: 'api_key' })
   @ValidateIfPresent()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9_.-]{1,100}$/)
   param?: string;
 }

@@ -403,6 +403,7 @@ export class PutTraceTagsRequest {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   @Matches(/^[\p{L}\p{N}_.:/-]{1,100}$/u, {
     each: true,
     message: 'each tag must be 1..100 letters, digits or - _ . : /',

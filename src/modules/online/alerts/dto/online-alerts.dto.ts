@@ -168,6 +168,7 @@ export class CreateAlertRuleRequest extends AlertRuleSettings {
   /** The metric of the evaluator's scores the rule watches */
   @ApiProperty({ example: EXAMPLE_RULE.metric })
   @IsString()
+  @MaxLength(200)
   @Matches(/^[A-Za-z0-9_.:-]{1,200}$/, { message: 'metric must be a metric name' })
   metric: string;
 }
@@ -188,6 +189,7 @@ export class UpdateAlertRuleRequest extends AlertRuleSettings {
   @ApiPropertyOptional({ example: EXAMPLE_RULE.metric })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(200)
   @Matches(/^[A-Za-z0-9_.:-]{1,200}$/, { message: 'metric must be a metric name' })
   metric?: string;
 }
