@@ -93,6 +93,7 @@ export class JudgedSpecDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(20)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   pass_labels?: string[];
 
   /** The judge that grades; default the eval config's default judge */

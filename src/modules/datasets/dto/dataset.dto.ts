@@ -137,7 +137,10 @@ export class UploadDatasetForm extends UploadDatasetRequest {
   @ApiProperty({
     type: 'string',
     format: 'binary',
-    description: 'The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet',
+    // UPLOAD_MAX_BYTES' default; a deployment may set another (larger is 413 payload_too_large).
+    maxLength: 1024 ** 3,
+    description:
+      'The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet; at most `UPLOAD_MAX_BYTES` (default 1 GiB)',
   })
   file: unknown;
 }
@@ -434,5 +437,6 @@ export class MapVersionRequest {
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
+  @MaxLength(1000, { each: true })
   metadata?: string[];
 }

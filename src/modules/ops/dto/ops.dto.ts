@@ -89,7 +89,7 @@ export class RegisterOpBody {
     additionalProperties: true,
     example: {
       type: 'object',
-      properties: { min_length: { type: 'integer', minimum: 1 } },
+      properties: { min_length: { type: 'integer', format: 'int32', minimum: 1, maximum: 100_000 } },
       additionalProperties: false,
     },
   })
@@ -175,7 +175,7 @@ export class RedeployCustomOpRequest {
     additionalProperties: true,
     example: {
       type: 'object',
-      properties: { min_length: { type: 'integer', minimum: 1 } },
+      properties: { min_length: { type: 'integer', format: 'int32', minimum: 1, maximum: 100_000 } },
       additionalProperties: false,
     },
   })

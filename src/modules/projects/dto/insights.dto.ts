@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -16,6 +16,9 @@ import {
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
+/** A date-time of at most 64 characters as a Date; longer text stays text, which `@IsDate` refuses. */
+const shortDate = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && value.length <= 64 ? new Date(value) : value;
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const PAIR = /^[a-z][a-z0-9_]{0,63}:[a-z][a-z0-9_]{0,63}$/;
 const TREND_STATES = ['queued', 'running', 'awaiting_upload', 'succeeded', 'failed', 'cancelled'];
@@ -50,16 +53,16 @@ export class TrendRequest {
   metrics?: string[];
 
   /** Runs created at or after this time */
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2025-04-01T00:00:00.000Z' })
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', maxLength: 64, example: '2025-04-01T00:00:00.000Z' })
   @ValidateIfPresent()
-  @Type(() => Date)
+  @Transform(shortDate)
   @IsDate()
   from?: Date;
 
   /** Runs created before this time */
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2025-06-01T00:00:00.000Z' })
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', maxLength: 64, example: '2025-06-01T00:00:00.000Z' })
   @ValidateIfPresent()
-  @Type(() => Date)
+  @Transform(shortDate)
   @IsDate()
   to?: Date;
 

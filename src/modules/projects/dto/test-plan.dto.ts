@@ -201,6 +201,7 @@ export class ReleaseRuleDto {
 /** What a test plan version defines. */
 export class TestPlanDefinitionRequest {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
+  @ApiPropertyOptional({ maxItems: MAX_PLAN_DATASETS })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMinSize(1)
@@ -209,6 +210,7 @@ export class TestPlanDefinitionRequest {
   datasets?: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
+  @ApiPropertyOptional({ maxItems: MAX_PLAN_METRICS })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMinSize(1)
@@ -244,6 +246,7 @@ export class CreateTestPlanRequest extends catalogueEntryRequest({
   description: EXAMPLE_DESCRIPTION,
 }) {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
+  @ApiProperty({ maxItems: MAX_PLAN_DATASETS })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_PLAN_DATASETS)
@@ -251,6 +254,7 @@ export class CreateTestPlanRequest extends catalogueEntryRequest({
   datasets: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
+  @ApiProperty({ maxItems: MAX_PLAN_METRICS })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_PLAN_METRICS)

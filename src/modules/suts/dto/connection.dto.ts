@@ -17,7 +17,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { IsBoundedJson, IsStringRecord, NestedObject } from '#libs/common/record-validators.js';
+import { IsBoundedJson, IsStringRecord, NestedObject, stringRecordSchema } from '#libs/common/record-validators.js';
 import {
   CONNECTION_KINDS,
   HTTP_METHODS,
@@ -47,8 +47,7 @@ export class HttpTransportDto {
 
   /** Static headers sent with every call (templated headers are the adapter's); put keys in `auth`, never here */
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
+    ...stringRecordSchema(50),
     example: { 'X-Client': 'evaluation-workspace' },
   })
   @ValidateIfPresent()
@@ -77,8 +76,7 @@ export class OpenAiChatTransportDto {
   parameters?: Record<string, unknown>;
 
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
+    ...stringRecordSchema(50),
     example: { 'OpenAI-Organization': 'org-example' },
   })
   @ValidateIfPresent()

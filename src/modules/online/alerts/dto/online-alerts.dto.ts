@@ -45,12 +45,14 @@ export class AlertReferenceDto {
   /** Start of a fixed reference (inclusive), an ISO 8601 date-time */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2026-11-01T00:00:00.000Z' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'reference.from must be an ISO 8601 date-time' })
   from?: string;
 
   /** End of a fixed reference (exclusive), an ISO 8601 date-time after `from` */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2026-11-08T00:00:00.000Z' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'reference.to must be an ISO 8601 date-time' })
   to?: string;
 }
