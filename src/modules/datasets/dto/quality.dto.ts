@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsArray, IsOptional, IsUUID } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto } from '#libs/common/pagination.js';
 import { EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
@@ -60,7 +60,7 @@ export class RunQualityChecksRequest {
   /** Checks to run, each `{ "check": id, "params": {...} }`; default: every applicable check with default params */
   @ApiPropertyOptional({
     type: 'array',
-    // Enforced by validateSelection (400 naming the element): a check may be named twice, with other params.
+    // A check may be named twice, with other params; validateSelection names an unknown one (400).
     maxItems: QUALITY_CHECKS.length * 2,
     items: {
       type: 'object',
@@ -74,6 +74,7 @@ export class RunQualityChecksRequest {
   })
   @ValidateIfPresent()
   @IsArray()
+  @ArrayMaxSize(QUALITY_CHECKS.length * 2)
   checks?: unknown[];
 }
 
