@@ -46,7 +46,9 @@ export function SortKeys(example: Array<{ field: string; direction: 'asc' | 'des
     ValidateBy({
       name: 'sortFieldLength',
       validator: {
-        validate: (keys: unknown[]) =>
+        // Not a list is @IsArray's to say; this one reads a list's fields only.
+        validate: (keys: unknown) =>
+          !Array.isArray(keys) ||
           keys.every(
             (key) =>
               typeof (key as { field?: unknown })?.field !== 'string' ||
