@@ -77,12 +77,14 @@ export interface AdapterResponse {
   created_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * null for the kind's default adapter (no revision posted yet)
    * @format uuid
+   * @maxLength 36
    * @example "6b4d6ef7-4d2b-4ce8-af33-df2d01b3e53f"
    */
   id: string | null;
@@ -139,6 +141,7 @@ export interface AdapterResponseMappingDto {
 export interface AdapterValidateResult {
   /**
    * The revision checked; null when the adapter came in the body
+   * @format int64
    * @example null
    */
   adapter_revision: number | null;
@@ -159,6 +162,7 @@ export interface AddMemberParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -177,6 +181,7 @@ export interface AddMemberRequest {
   /**
    * The user to add; give this or `email`
    * @format uuid
+   * @maxLength 36
    * @example "7decc0e4-66f7-48ce-95ab-9a5bb71185c6"
    */
   user_id?: string;
@@ -186,6 +191,7 @@ export interface AddReviewItemsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -200,6 +206,7 @@ export interface AddReviewItemsRequest {
   filter?: Record<string, any>;
   /**
    * Row ids (run, dataset version), trace ids or session ids: 1..1000
+   * @maxItems 1000
    * @minItems 1
    * @example ["0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a60"]
    */
@@ -242,11 +249,13 @@ export interface AdjudicateReviewItemParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -269,7 +278,10 @@ export interface AgreementResponse {
    * @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"]
    */
   reviewers: string[];
-  /** @example 42 */
+  /**
+   * @format int64
+   * @example 42
+   */
   seed: number | null;
 }
 
@@ -331,12 +343,14 @@ export interface AlertEventResponse {
   created_at: string;
   /**
    * Webhook deliveries queued for it (one per notification config subscribed to the event)
+   * @format int64
    * @example 1
    */
   deliveries: number;
   evaluation: AlertEvaluationResponse;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b01"
    */
   evaluator_id: string;
@@ -344,6 +358,7 @@ export interface AlertEventResponse {
   examples: AlertExample[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b21"
    */
   id: string;
@@ -351,6 +366,7 @@ export interface AlertEventResponse {
   kind: "firing" | "resolved";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b11"
    */
   rule_id: string;
@@ -400,6 +416,7 @@ export interface AlertReferenceDto {
   /**
    * Start of a fixed reference (inclusive), an ISO 8601 date-time
    * @format date-time
+   * @maxLength 64
    * @example "2026-11-01T00:00:00.000Z"
    */
   from?: string;
@@ -410,6 +427,7 @@ export interface AlertReferenceDto {
   kind: "trailing" | "fixed";
   /**
    * Length of a trailing reference, 60 s .. 366 days
+   * @format int32
    * @min 60
    * @max 31622400
    * @example 86400
@@ -418,6 +436,7 @@ export interface AlertReferenceDto {
   /**
    * End of a fixed reference (exclusive), an ISO 8601 date-time after `from`
    * @format date-time
+   * @maxLength 64
    * @example "2026-11-08T00:00:00.000Z"
    */
   to?: string;
@@ -433,6 +452,7 @@ export interface AlertReferenceResponse {
   kind: "trailing" | "fixed";
   /**
    * A trailing reference's length
+   * @format int64
    * @example 86400
    */
   seconds: number | null;
@@ -450,15 +470,20 @@ export interface AlertRuleResponse {
   alpha_resolve: number;
   /**
    * Breaches in a row so far (while ok)
+   * @format int64
    * @example 0
    */
   breaches: number;
   /**
    * Calm checks in a row so far (while firing)
+   * @format int64
    * @example 0
    */
   calms: number;
-  /** @example 300 */
+  /**
+   * @format int64
+   * @example 300
+   */
   check_seconds: number;
   /**
    * @format date-time
@@ -467,6 +492,7 @@ export interface AlertRuleResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -476,10 +502,14 @@ export interface AlertRuleResponse {
   enabled: boolean;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b01"
    */
   evaluator_id: string;
-  /** @example 3 */
+  /**
+   * @format int64
+   * @example 3
+   */
   fire_after: number;
   /**
    * When the alert last fired
@@ -489,6 +519,7 @@ export interface AlertRuleResponse {
   fired_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b11"
    */
   id: string;
@@ -505,14 +536,23 @@ export interface AlertRuleResponse {
   metric: string;
   /** @example 0.05 */
   min_drop: number;
-  /** @example 100 */
+  /**
+   * @format int64
+   * @example 100
+   */
   min_samples: number;
   /** @example "helpfulness drop" */
   name: string;
-  /** @example 3600 */
+  /**
+   * @format int64
+   * @example 3600
+   */
   recent_seconds: number;
   reference: AlertReferenceResponse;
-  /** @example 3 */
+  /**
+   * @format int64
+   * @example 3
+   */
   resolve_after: number;
   /**
    * When it last resolved
@@ -532,6 +572,7 @@ export interface AlertRuleResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -560,11 +601,13 @@ export interface AlertRuleResponsePage {
 export interface AlertStateDto {
   /**
    * Breaches in a row so far (while ok)
+   * @format int64
    * @example 1
    */
   breaches: number;
   /**
    * Calm checks in a row so far (while firing)
+   * @format int64
    * @example 0
    */
   calms: number;
@@ -575,6 +618,7 @@ export interface AlertStateDto {
 export interface AlertWindowEvidence {
   /**
    * Scoring errors in the window (not counted in trials)
+   * @format int64
    * @example 2
    */
   errored: number;
@@ -588,6 +632,7 @@ export interface AlertWindowEvidence {
   interval: IntervalDto | null;
   /**
    * Scores that passed
+   * @format int64
    * @example 280
    */
   passes: number;
@@ -604,6 +649,7 @@ export interface AlertWindowEvidence {
   to: string;
   /**
    * Scores with a pass verdict (passed or failed)
+   * @format int64
    * @example 400
    */
   trials: number;
@@ -642,9 +688,13 @@ export interface AnalysisQueryRequest {
    * @example 0
    */
   offset?: number;
-  /** @example [{"field":"question.tokens","direction":"desc"}] */
+  /**
+   * @maxItems 5
+   * @example [{"field":"question.tokens","direction":"desc"}]
+   */
   sort?: {
     direction?: "asc" | "desc";
+    /** @maxLength 1000 */
     field: string;
   }[];
 }
@@ -657,6 +707,7 @@ export interface AnalysisRunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -671,6 +722,7 @@ export interface AnalysisRunResponse {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
@@ -710,6 +762,7 @@ export interface ApiKeyCreatedResponse {
   /**
    * The user the key acts for
    * @format uuid
+   * @maxLength 36
    * @example "3c2d7f7a-9d1e-4b8a-8f0e-2a4b6c8d0e12"
    */
   created_by: string;
@@ -720,6 +773,7 @@ export interface ApiKeyCreatedResponse {
   expires_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "5b0f6a3e-2f4c-4d7e-9a51-0c8e2b7d1f44"
    */
   id: string;
@@ -762,6 +816,7 @@ export interface ApiKeyCreatedResponse {
   status: "active" | "expired" | "revoked";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0d6c1f0e-8a8b-4f57-b1e4-6d7b6a1c2e90"
    */
   workspace_id: string;
@@ -776,6 +831,7 @@ export interface ApiKeyResponse {
   /**
    * The user the key acts for
    * @format uuid
+   * @maxLength 36
    * @example "3c2d7f7a-9d1e-4b8a-8f0e-2a4b6c8d0e12"
    */
   created_by: string;
@@ -786,6 +842,7 @@ export interface ApiKeyResponse {
   expires_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "5b0f6a3e-2f4c-4d7e-9a51-0c8e2b7d1f44"
    */
   id: string;
@@ -823,6 +880,7 @@ export interface ApiKeyResponse {
   status: "active" | "expired" | "revoked";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0d6c1f0e-8a8b-4f57-b1e4-6d7b6a1c2e90"
    */
   workspace_id: string;
@@ -858,11 +916,13 @@ export interface AssignDimensionRequest {
   description?: string;
   /**
    * The dimension (axis of coverage), e.g. `topic`; created on first use
+   * @maxLength 100
    * @example "topic"
    */
   dimension: string;
   /**
    * Rows to assign (1..1000); give this or `rule`
+   * @maxItems 1000
    * @minItems 1
    * @example ["6c861b83-60a8-4bcf-845d-126ac56874a4"]
    */
@@ -882,6 +942,7 @@ export interface AssignDimensionRequest {
   /**
    * The version `rule` is evaluated on and `row_ids` must belong to; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
@@ -923,6 +984,7 @@ export interface AssignDimensionValueParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -931,6 +993,7 @@ export interface AttachProjectTestPlanParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -938,6 +1001,7 @@ export interface AttachProjectTestPlanParams {
 export interface AttachTestPlanRequest {
   /**
    * The test plan's id or name
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-release-plan"
    */
@@ -961,6 +1025,7 @@ export interface AuditEntryResponse {
   actor_email: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   actor_id: string | null;
@@ -1020,6 +1085,7 @@ export interface BackfillResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -1096,6 +1162,7 @@ export interface BrandingResponse {
   favicon_url: string | null;
   /**
    * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @maxLength 349554
    * @example "https://example.com/logo.svg"
    */
   logo_url: string;
@@ -1166,6 +1233,7 @@ export interface CancelOnlineBackfillParams {
   /**
    * The backfill's id
    * @format uuid
+   * @maxLength 36
    */
   backfillId: string;
   cancel: string;
@@ -1176,11 +1244,13 @@ export interface CancelReviewJudgeRunParams {
   /**
    * The judge run's id
    * @format uuid
+   * @maxLength 36
    */
   judgeRunId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -1189,6 +1259,7 @@ export interface CancelRunParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -1210,6 +1281,7 @@ export interface CatalogueMetric {
   kind: "deterministic" | "judged" | "custom";
   /**
    * The newest version (metric configs and custom ops); null for built-ins
+   * @format int64
    * @example null
    */
   latest_version: number | null;
@@ -1267,6 +1339,7 @@ export interface ClaimNextReviewItemParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -1329,7 +1402,10 @@ export interface ColumnStatsDto {
   distinct_count: number;
   /** @example null */
   max?: number | null;
-  /** @example 388 */
+  /**
+   * @format int64
+   * @example 388
+   */
   max_length?: number | null;
   /** @example 74.6 */
   mean_length?: number | null;
@@ -1340,6 +1416,7 @@ export interface ColumnStatsDto {
   min?: number | null;
   /**
    * Shortest string, in characters (text columns)
+   * @format int64
    * @example 12
    */
   min_length?: number | null;
@@ -1385,6 +1462,7 @@ export interface CommitStagedRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -1394,12 +1472,14 @@ export interface CompareJudgeValidationsRequest {
   /**
    * The validation of the judge to compare with (say, the rubric's current version)
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   base_validation_id: string;
   /**
    * The validation of the other judge (say, a new rubric version), on overlapping items
    * @format uuid
+   * @maxLength 36
    * @example "7b1a4d2f-3c5e-4a9b-8d0f-2e3f4a5b6c7d"
    */
   candidate_validation_id: string;
@@ -1409,26 +1489,31 @@ export interface CompareJudgeValidationsRequest {
 export interface ConfusionMatrixResponse {
   /**
    * The judge failed what humans passed
+   * @format int64
    * @example 5
    */
   false_negative: number;
   /**
    * The judge passed what humans failed
+   * @format int64
    * @example 10
    */
   false_positive: number;
   /**
    * Items with both a judge verdict and a human label
+   * @format int64
    * @example 50
    */
   items: number;
   /**
    * Both failed
+   * @format int64
    * @example 15
    */
   true_negative: number;
   /**
    * Both passed
+   * @format int64
    * @example 20
    */
   true_positive: number;
@@ -1438,12 +1523,14 @@ export interface ConfusionMatrixResponse {
 export interface ConnectionAuthDto {
   /**
    * For `header`: the header name, e.g. x-api-key
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9-]{1,100}$
    * @example "x-api-key"
    */
   header?: string;
   /**
    * For `query`: the parameter name
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9_.-]{1,100}$
    * @example "api_key"
    */
@@ -1462,6 +1549,7 @@ export interface ConnectionAuthDto {
   /**
    * The workspace secret whose value is sent (admins choose where a secret goes)
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string;
@@ -1497,6 +1585,7 @@ export interface ConnectionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -1584,7 +1673,10 @@ export interface ConnectionTestResult {
    * @example null
    */
   response_excerpt: string | null;
-  /** @example 200 */
+  /**
+   * @format int64
+   * @example 200
+   */
   status_code: number | null;
   /**
    * The tool calls and steps the answer shows (docs/suts.md: trajectories); null when it shows none
@@ -1646,6 +1738,7 @@ export interface CorrectedPassRateResponse {
   /**
    * The validation (the newest of the config version the run used)
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   validation_id: string;
@@ -1763,6 +1856,7 @@ export interface CreateAlertRuleRequest {
   alpha_resolve?: number;
   /**
    * How often the rule is checked, 10 s .. 1 day (default 300)
+   * @format int32
    * @min 10
    * @max 86400
    * @example 300
@@ -1780,6 +1874,7 @@ export interface CreateAlertRuleRequest {
   enabled?: boolean;
   /**
    * Breaches in a row that fire the alert, 1..100 (default 3)
+   * @format int32
    * @min 1
    * @max 100
    * @example 3
@@ -1792,6 +1887,7 @@ export interface CreateAlertRuleRequest {
   kind?: "pass_rate";
   /**
    * The metric of the evaluator's scores the rule watches
+   * @maxLength 200
    * @pattern ^[A-Za-z0-9_.:-]{1,200}$
    * @example "helpfulness"
    */
@@ -1805,6 +1901,7 @@ export interface CreateAlertRuleRequest {
   min_drop?: number;
   /**
    * Fewer scores with a verdict in either window give no verdict, 1..1,000,000 (default 100)
+   * @format int32
    * @min 1
    * @max 1000000
    * @example 100
@@ -1819,6 +1916,7 @@ export interface CreateAlertRuleRequest {
   name: string;
   /**
    * Length of the recent window, 60 s .. 366 days (default 3600)
+   * @format int32
    * @min 60
    * @max 31622400
    * @example 3600
@@ -1828,6 +1926,7 @@ export interface CreateAlertRuleRequest {
   reference?: AlertReferenceDto;
   /**
    * Calm checks in a row that resolve it, 1..100 (default 3)
+   * @format int32
    * @min 1
    * @max 100
    * @example 3
@@ -1874,6 +1973,7 @@ export interface CreateApiKeyParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -1882,6 +1982,7 @@ export interface CreateApiKeyRequest {
   /**
    * When the key stops working (ISO 8601 date-time in the future); without it the key works until revoked
    * @format date-time
+   * @maxLength 64
    * @example "2027-06-30T00:00:00Z"
    */
   expires_at?: string;
@@ -1903,11 +2004,13 @@ export interface CreateApiKeyRequest {
 export interface CreateBackfillRequest {
   /**
    * Targets whose spans started at or after this time
+   * @maxLength 64
    * @example "2026-11-01T00:00:00Z"
    */
   from: string;
   /**
    * …and before this time (at most 366 days after `from`)
+   * @maxLength 64
    * @example "2026-11-08T00:00:00Z"
    */
   to: string;
@@ -1940,11 +2043,13 @@ export interface CreateConnectionAdapterParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -2005,6 +2110,7 @@ export interface CreateEmbeddingConfigRequest {
   base_url: string;
   /**
    * Texts per request, 1..2048 (default 64)
+   * @format int32
    * @min 1
    * @max 2048
    * @default 64
@@ -2018,6 +2124,7 @@ export interface CreateEmbeddingConfigRequest {
   description?: string;
   /**
    * Vector size to ask for (models that support it), 1..8192
+   * @format int32
    * @min 1
    * @max 8192
    * @example 512
@@ -2032,6 +2139,7 @@ export interface CreateEmbeddingConfigRequest {
   model: string;
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "openai-small"
    */
@@ -2041,12 +2149,14 @@ export interface CreateEmbeddingConfigRequest {
   /**
    * The workspace secret holding the API key
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string;
   /**
    * The workspace that will own the entry (the caller is admin or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2057,6 +2167,7 @@ export interface CreateEvalConfigRequest {
   /**
    * The judge for judged metrics whose config names none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   default_judge_id?: string | null;
@@ -2073,6 +2184,7 @@ export interface CreateEvalConfigRequest {
   metrics: EvalMetricRefDto[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-release-gate"
    */
@@ -2081,6 +2193,7 @@ export interface CreateEvalConfigRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2104,6 +2217,7 @@ export interface CreateInvitationParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -2180,6 +2294,7 @@ export interface CreateInvitationResponse {
 export interface CreateJudgeRequest {
   /**
    * azure_openai: the API version (default 2024-10-21)
+   * @maxLength 18
    * @pattern ^\d{4}-\d{2}-\d{2}(-preview)?$
    * @example "2024-10-21"
    */
@@ -2224,6 +2339,7 @@ export interface CreateJudgeRequest {
   model: string;
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "gpt-4o-mini-judge"
    */
@@ -2238,6 +2354,7 @@ export interface CreateJudgeRequest {
   /**
    * The workspace secret holding the API key (admins); null removes it
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
@@ -2251,6 +2368,7 @@ export interface CreateJudgeRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2310,6 +2428,7 @@ export interface CreateMetricConfigRequest {
   metric: string;
   /**
    * Unique in the workspace (case-insensitive): 1..100 letters, digits or . _ : -
+   * @maxLength 100
    * @example "answer-correctness"
    */
   name: string;
@@ -2325,16 +2444,19 @@ export interface CreateMetricConfigRequest {
   threshold?: number | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
 export interface CreateMetricConfigVersionParams {
+  /** @maxLength 100 */
   configName: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -2380,6 +2502,7 @@ export interface CreateNotificationConfigRequest {
    */
   enabled?: boolean;
   /**
+   * @maxItems 7
    * @minItems 1
    * @example ["run.failed","quality_check.failed"]
    */
@@ -2394,6 +2517,7 @@ export interface CreateNotificationConfigRequest {
   )[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "ci-alerts"
    */
@@ -2401,6 +2525,7 @@ export interface CreateNotificationConfigRequest {
   /**
    * The workspace secret whose value signs deliveries; left out, the service creates one (`webhook-<name>`, 32 random bytes) you read with POST .../secrets/{id}/reveal
    * @format uuid
+   * @maxLength 36
    * @example "a4155dda-ae8f-4bb5-8444-ab992e5aabc9"
    */
   secret_id?: string;
@@ -2414,6 +2539,7 @@ export interface CreateNotificationConfigRequest {
   /**
    * The workspace that will own the entry (the caller is admin or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2423,6 +2549,7 @@ export interface CreateOnlineAlertRuleParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -2432,6 +2559,7 @@ export interface CreateOnlineEvaluatorRequest {
   /**
    * The trace dataset whose landed spans are scored
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
@@ -2448,6 +2576,7 @@ export interface CreateOnlineEvaluatorRequest {
   /**
    * The judge of judged metrics whose config names none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
@@ -2460,6 +2589,7 @@ export interface CreateOnlineEvaluatorRequest {
   mapping?: TargetMappingDto;
   /**
    * 1..20 metrics, each a metric config or a built-in
+   * @maxItems 20
    * @minItems 1
    * @example [{"name":"helpfulness"}]
    */
@@ -2493,6 +2623,7 @@ export interface CreateOnlineEvaluatorRequest {
   state?: "active" | "paused";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2502,11 +2633,13 @@ export interface CreatePartitionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -2546,6 +2679,7 @@ export interface CreatePartitionRequest {
 export interface CreateProjectRequest {
   /**
    * Datasets of the workspace whose rows the project's coverage counts
+   * @maxItems 100
    * @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"]
    */
   dataset_ids?: string[];
@@ -2561,12 +2695,14 @@ export interface CreateProjectRequest {
   dimensions?: DimensionDefinition[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-bot-release"
    */
   name: string;
   /**
    * SUTs of the workspace evaluated by this project
+   * @maxItems 100
    * @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"]
    */
   sut_ids?: string[];
@@ -2579,6 +2715,7 @@ export interface CreateProjectRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2607,10 +2744,14 @@ export interface CreateRecommendationRequest {
    * @maxItems 50
    */
   metrics: RecommendedMetricDto[];
-  /** @example "Support RAG essentials" */
+  /**
+   * @maxLength 100
+   * @example "Support RAG essentials"
+   */
   name: string;
   /**
    * The kind of application (snake_case), e.g. `rag_qa`
+   * @maxLength 64
    * @pattern ^[a-z][a-z0-9_]{0,63}$
    * @example "rag_qa"
    */
@@ -2618,6 +2759,7 @@ export interface CreateRecommendationRequest {
   /**
    * The workspace that will own the recommendation (members)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2639,11 +2781,13 @@ export interface CreateReportConfigRequest {
   name: string;
   /**
    * The sections, in report order (1..6, each key once)
+   * @maxItems 6
    * @minItems 1
    */
   sections: ReportConfigSectionDto[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2653,6 +2797,7 @@ export interface CreateReportParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -2661,23 +2806,27 @@ export interface CreateReportRequest {
   /**
    * The run to compare against in `regressions` (default: the previous run of the same SUT on the same dataset)
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id?: string;
   /**
    * The report config choosing sections, order and questions (default: the workspace settings' default config, else every built-in section)
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id?: string;
   /**
    * The judge that writes each section's narrative (default: the workspace settings' judge; none: the deterministic template)
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
   /**
    * Only these sections, in this order (default: the config's)
+   * @maxItems 6
    * @minItems 1
    * @example ["summary","metrics_overview","regressions"]
    */
@@ -2706,6 +2855,7 @@ export interface CreateReportRequest {
 export interface CreateReviewQueueRequest {
   /**
    * Who adjudicates besides admins: up to 100 user ids, each a member
+   * @maxItems 100
    * @example []
    */
   adjudicators?: string[] | null;
@@ -2736,6 +2886,7 @@ export interface CreateReviewQueueRequest {
   overlap?: number;
   /**
    * Who reviews: null or absent for any member (role member or above), else up to 100 user ids, each a member
+   * @maxItems 100
    * @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"]
    */
   reviewers?: string[] | null;
@@ -2750,6 +2901,7 @@ export interface CreateReviewQueueRequest {
   source: ReviewSourceDto;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2759,6 +2911,7 @@ export interface CreateRunGateVerdictParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -2767,6 +2920,7 @@ export interface CreateRunJudgeValidationParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -2782,23 +2936,27 @@ export interface CreateRunRequest {
   concurrency?: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9535f71a-4c76-4544-92c7-d0117af05d92"
    */
   connection_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
   /**
    * The metrics, default judge and pass rule; or name `metrics`
    * @format uuid
+   * @maxLength 36
    * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
    */
   eval_config_id?: string;
   /**
    * The judge for judged metrics that name none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
@@ -2817,6 +2975,7 @@ export interface CreateRunRequest {
   /**
    * Only the rows of this partition of the version
    * @format uuid
+   * @maxLength 36
    * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
    */
   partition_id?: string;
@@ -2831,6 +2990,7 @@ export interface CreateRunRequest {
   sample?: RunSampleDto;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "a92b7315-b960-467d-9b3d-45e8b02b3351"
    */
   sut_id: string;
@@ -2844,12 +3004,14 @@ export interface CreateRunRequest {
   /**
    * Default: the dataset's current version, else its newest
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
   /**
    * The workspace that runs it (members)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2887,6 +3049,7 @@ export interface CreateSdgAdapterRequest {
   /**
    * llm: the judge connection that generates
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
@@ -2897,6 +3060,7 @@ export interface CreateSdgAdapterRequest {
   kind: "template" | "llm";
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "faq-paraphrases"
    */
@@ -2918,6 +3082,7 @@ export interface CreateSdgAdapterRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2927,6 +3092,7 @@ export interface CreateSecretParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -2939,6 +3105,7 @@ export interface CreateSecretRequest {
   description?: string;
   /**
    * How other records refer to it in the UI, e.g. `OPENAI_API_KEY`
+   * @maxLength 100
    * @example "OPENAI_API_KEY"
    */
   name: string;
@@ -2955,6 +3122,7 @@ export interface CreateSutConnectionParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -2981,6 +3149,7 @@ export interface CreateSutRequest {
   /**
    * The workspace that will own the system (members)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2990,6 +3159,7 @@ export interface CreateSutRequest {
 export interface CreateTestPlanRequest {
   /**
    * Datasets (optionally a pinned version or a partition) the plan runs on (1..50)
+   * @maxItems 50
    * @minItems 1
    */
   datasets: PlanDatasetDto[];
@@ -3006,11 +3176,13 @@ export interface CreateTestPlanRequest {
   message?: string;
   /**
    * Metrics with their thresholds (1..50, unique names)
+   * @maxItems 50
    * @minItems 1
    */
   metrics: PlanMetricDto[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-release-plan"
    */
@@ -3020,17 +3192,19 @@ export interface CreateTestPlanRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
 export interface CreateTestPlanVersionParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  /** @maxLength 100 */
   ref: string;
   /**
    * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -3039,6 +3213,7 @@ export interface CreateTestPlanVersionParams {
 export interface CreateTestPlanVersionRequest {
   /**
    * Datasets (optionally a pinned version or a partition) the plan runs on (1..50)
+   * @maxItems 50
    * @minItems 1
    */
   datasets?: PlanDatasetDto[];
@@ -3063,6 +3238,7 @@ export interface CreateTestPlanVersionRequest {
   message?: string;
   /**
    * Metrics with their thresholds (1..50, unique names)
+   * @maxItems 50
    * @minItems 1
    */
   metrics?: PlanMetricDto[];
@@ -3075,6 +3251,7 @@ export interface CreateTraceConnectionRequest {
   /**
    * The trace dataset landings from this connection go to (unless a landing names another)
    * @format uuid
+   * @maxLength 36
    * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
@@ -3106,12 +3283,14 @@ export interface CreateTraceConnectionRequest {
   /**
    * langfuse: workspace secret holding the public key (Basic auth is public key : secret key)
    * @format uuid
+   * @maxLength 36
    * @example "a4155dda-ae8f-4bb5-8444-ab992e5aabc9"
    */
   public_key_secret_id?: string;
   /**
    * Workspace secret holding the bearer token (otlp_file_url, phoenix) or the Langfuse secret key
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string;
@@ -3124,6 +3303,7 @@ export interface CreateTraceConnectionRequest {
   url: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -3142,6 +3322,7 @@ export interface CreateTraceFeedbackBatchRequest {
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id?: string;
@@ -3204,6 +3385,7 @@ export interface CreateTraceFeedbackRequest {
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id?: string;
@@ -3213,6 +3395,7 @@ export interface CreateTraceGroundTruthParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -3263,6 +3446,7 @@ export interface CreateWorkspaceUserParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -3299,6 +3483,7 @@ export interface CustomOpDetailResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3328,6 +3513,7 @@ export interface CustomOpDetailResponse {
   revisions: CustomOpRevisionDto[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
@@ -3388,6 +3574,7 @@ export interface CustomOpRevisionDto {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3430,6 +3617,7 @@ export interface CustomOpSummary {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3455,6 +3643,7 @@ export interface CustomOpSummary {
   revision: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
@@ -3494,6 +3683,7 @@ export interface DataOperationRunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3615,10 +3805,14 @@ export interface DatasetClustersRun {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
-  /** @example 6 */
+  /**
+   * @format int64
+   * @example 6
+   */
   k_requested: number | null;
   /** @example null */
   progress: Record<string, any> | null;
@@ -3633,7 +3827,9 @@ export interface DatasetClustersRun {
    * @example {"k":6,"silhouette":0.31,"rows":214}
    */
   summary: {
+    /** @format int64 */
     k?: number;
+    /** @format int64 */
     rows?: number;
     silhouette?: number | null;
   } | null;
@@ -3736,20 +3932,24 @@ export interface DatasetQueryRequest {
   offset?: number;
   /**
    * Columns to return (default: all); `_row_id` always comes back
+   * @maxItems 200
    * @example ["question","answer","topic"]
    */
   select?: string[];
   /**
    * Sort keys, first wins; rows keep their dataset order after them
+   * @maxItems 5
    * @example [{"field":"topic","direction":"asc"}]
    */
   sort?: {
     direction?: "asc" | "desc";
+    /** @maxLength 1000 */
     field: string;
   }[];
   /**
    * The version to query; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
@@ -3763,12 +3963,14 @@ export interface DatasetResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * The promoted version, if any
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   current_version_id: string | null;
@@ -3836,6 +4038,7 @@ export interface DatasetRetentionItem {
   dataset_id: string;
   /**
    * The dataset's own setting (null: kept forever, whatever the workspace's)
+   * @format int64
    * @example 7
    */
   retention_days: number | null;
@@ -3852,6 +4055,7 @@ export interface DatasetSelectableChecksResponse {
 export interface DatasetSummaryDto {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   current_version_id: string | null;
@@ -3868,6 +4072,7 @@ export interface DatasetTraceRetentionResponse {
   dataset_id: string;
   /**
    * The retention that applies (null: kept forever)
+   * @format int64
    * @example 7
    */
   effective_retention_days: number | null;
@@ -3878,6 +4083,7 @@ export interface DatasetTraceRetentionResponse {
   inherited: boolean;
   /**
    * The dataset's own setting; null with `inherited: false` keeps its spans forever
+   * @format int64
    * @example 7
    */
   retention_days: number | null;
@@ -3916,6 +4122,7 @@ export interface DatasetVersionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3934,6 +4141,7 @@ export interface DatasetVersionResponse {
   number: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "ed0be736-a7bd-4869-9e2f-d6dbdd29b445"
    */
   parent_version_id: string | null;
@@ -3989,15 +4197,18 @@ export interface DeactivateUserParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
 
 export interface DeleteCustomOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -4006,6 +4217,7 @@ export interface DeleteDatasetParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -4014,6 +4226,7 @@ export interface DeleteEvalConfigParams {
   /**
    * The eval config's id
    * @format uuid
+   * @maxLength 36
    */
   evalConfigId: string;
 }
@@ -4022,16 +4235,20 @@ export interface DeleteJudgeParams {
   /**
    * The judge's id
    * @format uuid
+   * @maxLength 36
    */
   judgeId: string;
 }
 
 export interface DeleteMetricConfigVersionParams {
+  /** @maxLength 100 */
   configName: string;
+  /** @maxLength 32 */
   configVersion: string;
   /**
    * The workspace the config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -4040,6 +4257,7 @@ export interface DeleteNotificationConfigParams {
   /**
    * The notification config's id
    * @format uuid
+   * @maxLength 36
    */
   notificationConfigId: string;
 }
@@ -4048,6 +4266,7 @@ export interface DeleteOnlineAlertRuleParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
 }
@@ -4056,6 +4275,7 @@ export interface DeleteOnlineEvaluatorParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -4064,26 +4284,30 @@ export interface DeletePartitionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The partition's id
    * @format uuid
+   * @maxLength 36
    */
   partitionId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
 
 export interface DeleteRecommendationParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  /** @maxLength 100 */
   recommendationId: string;
   /**
    * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -4092,15 +4316,18 @@ export interface DeleteReportConfigParams {
   /**
    * The config's id
    * @format uuid
+   * @maxLength 36
    */
   configId: string;
 }
 
 export interface DeleteReportPromptParams {
+  /** @maxLength 100 */
   sectionKey: string;
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -4109,8 +4336,10 @@ export interface DeleteReportSectionParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
+  /** @maxLength 100 */
   sectionKey: string;
 }
 
@@ -4118,6 +4347,7 @@ export interface DeleteReviewQueueParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -4126,6 +4356,7 @@ export interface DeleteRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -4133,6 +4364,7 @@ export interface DeleteRowsParams {
 export interface DeleteRowsRequest {
   /**
    * Ids of the rows to stage for deletion (1..1000)
+   * @maxItems 1000
    * @minItems 1
    * @example ["69f1ff1c-e24a-4a1b-9b43-2656779f2185"]
    */
@@ -4143,11 +4375,13 @@ export interface DeleteSecretParams {
   /**
    * The secret's id
    * @format uuid
+   * @maxLength 36
    */
   secretId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -4156,11 +4390,13 @@ export interface DeleteSutConnectionParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -4169,6 +4405,7 @@ export interface DeleteSutParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -4177,6 +4414,7 @@ export interface DeleteTraceDatasetRetentionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -4185,6 +4423,7 @@ export interface DeleteTraceFeedbackParams {
   /**
    * The feedback's id
    * @format uuid
+   * @maxLength 36
    */
   feedbackId: string;
 }
@@ -4193,6 +4432,7 @@ export interface DeleteWorkspaceParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -4201,11 +4441,13 @@ export interface DemoteDatasetVersionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -4214,6 +4456,7 @@ export interface DetachProjectTestPlanParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -4221,6 +4464,7 @@ export interface DetachProjectTestPlanParams {
 export interface DetectConventionsRequest {
   /**
    * A sample: OTLP/JSON requests and/or span records, at most 10000
+   * @maxItems 10000
    * @minItems 1
    * @example [{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-bot"}}]},"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","name":"ChatCompletion","kind":3,"startTimeUnixNano":"1747145160000000000","endTimeUnixNano":"1747145161040000000","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},{"key":"llm.model_name","value":{"stringValue":"gpt-4o-mini"}}]}]}]}]}]
    */
@@ -4234,6 +4478,7 @@ export interface DetectConventionsRequest {
   sample?: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -4248,6 +4493,7 @@ export interface DetectTraceUploadConventionParams {
   /**
    * The upload's id
    * @format uuid
+   * @maxLength 36
    */
   uploadId: string;
 }
@@ -4387,6 +4633,7 @@ export interface DimensionDefinition {
   description: string;
   /**
    * snake_case identifier, unique within the list.
+   * @maxLength 64
    * @pattern ^[a-z][a-z0-9_]{0,63}$
    * @example "topic"
    */
@@ -4429,12 +4676,14 @@ export interface DimensionSummary {
 export interface DimensionThresholdDto {
   /**
    * A dimension name (snake_case)
+   * @maxLength 64
    * @example "topic"
    */
   dimension: string;
   threshold: ThresholdDto;
   /**
    * One of the dimension's values
+   * @maxLength 64
    * @example "billing"
    */
   value: string;
@@ -4481,6 +4730,7 @@ export interface DimensionValueDefinition {
   description: string;
   /**
    * snake_case identifier, unique within its dimension.
+   * @maxLength 64
    * @pattern ^[a-z][a-z0-9_]{0,63}$
    * @example "billing"
    */
@@ -4573,6 +4823,7 @@ export interface DiscardStagedRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -4580,9 +4831,11 @@ export interface DiscardStagedRowsParams {
 export interface DownloadDatasetVersionFileParams {
   /**
    * Unix time after which the URL is refused
+   * @maxLength 12
    * @pattern ^\d{1,12}$
    */
   expires: string;
+  /** @maxLength 255 */
   filename: string;
   format: "csv" | "jsonl" | "parquet";
   /**
@@ -4593,23 +4846,23 @@ export interface DownloadDatasetVersionFileParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
 
 export interface DownloadExamplesParams {
-  /**
-   * A version listed by GET /sdk/versions, or `latest`
-   * @example "latest"
-   */
+  /** @maxLength 32 */
   version: string;
 }
 
 export interface DownloadReportContentParams {
+  /** @maxLength 255 */
   filename: string;
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -4618,38 +4871,37 @@ export interface DownloadReportExportParams {
   /**
    * The export's id
    * @format uuid
+   * @maxLength 36
    */
   exportId: string;
+  /** @maxLength 255 */
   filename: string;
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
 
 export interface DownloadRunParquetParams {
+  /** @maxLength 255 */
   filename: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface DownloadSdkPackageParams {
-  /**
-   * A version listed by GET /sdk/versions, or `latest`
-   * @example "latest"
-   */
+  /** @maxLength 32 */
   version: string;
 }
 
 export interface DownloadSdkParams {
-  /**
-   * A version listed by GET /sdk/versions, or `latest`
-   * @example "latest"
-   */
+  /** @maxLength 32 */
   version: string;
 }
 
@@ -4677,11 +4929,13 @@ export interface EditReviewLabelParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -4689,7 +4943,10 @@ export interface EditReviewLabelParams {
 export interface EmbeddingConfig {
   /** @example "openai-small" */
   config_ref?: string;
-  /** @example 512 */
+  /**
+   * @format int64
+   * @example 512
+   */
   dimensions?: number;
   /** @example "text-embedding-3-small" */
   model?: string;
@@ -4708,6 +4965,7 @@ export interface EmbeddingConfigRequest {
   config_ref?: string;
   /**
    * Vector size, 1..8192
+   * @format int32
    * @min 1
    * @max 8192
    * @example 512
@@ -4715,6 +4973,7 @@ export interface EmbeddingConfigRequest {
   dimensions?: number;
   /**
    * Model name, overriding the config's (e.g. `text-embedding-3-small`)
+   * @maxLength 200
    * @pattern ^[A-Za-z0-9._:/@-]{1,200}$
    * @example "text-embedding-3-small"
    */
@@ -4743,16 +5002,21 @@ export interface EmbeddingConfigResponse {
   created_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /** @example "OpenAI small embeddings for clustering and semantic metrics" */
   description: string;
-  /** @example 512 */
+  /**
+   * @format int64
+   * @example 512
+   */
   dimensions: number | null;
   /**
    * Null for the built-in local embedder
    * @format uuid
+   * @maxLength 36
    * @example "6d206dd2-0e8b-4d3b-970b-0abf6cd1b2e0"
    */
   id: string | null;
@@ -4773,11 +5037,13 @@ export interface EmbeddingConfigResponse {
   /**
    * The secret holding the API key (never its value)
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -4829,11 +5095,13 @@ export interface EvalConfigResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   default_judge_id: string | null;
@@ -4877,11 +5145,13 @@ export interface EvalConfigResponsePage {
 export interface EvalMetricRefDto {
   /**
    * A metric config of the workspace, or a built-in metric name (scored with its defaults)
+   * @maxLength 100
    * @example "answer-correctness"
    */
   config_name: string;
   /**
    * Pin a version; left out or null takes the version in force when a run starts (GET .../metric-configs/resolved)
+   * @format int32
    * @min 1
    * @max 2147483647
    * @example 2
@@ -4909,7 +5179,10 @@ export interface EvalMetricRefDto {
 export interface EvalMetricRefResponse {
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number | null;
   /** @example true */
   gating: boolean;
@@ -4929,6 +5202,7 @@ export interface EvaluatorBudgetDto {
   cost_per_day_usd?: number | null;
   /**
    * Targets with judged metrics scored per rolling hour, at most (each calls every judged metric's judge once); null: no limit
+   * @format int32
    * @min 1
    * @max 1000000
    * @example 600
@@ -4975,6 +5249,7 @@ export interface EvaluatorRouteDto {
   /**
    * A test-case dataset: failing targets become staged rows (input, output, trace_id, scores), committed by a member
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   dataset_id?: string | null;
@@ -4987,6 +5262,7 @@ export interface EvaluatorRouteDto {
   /**
    * A review queue of kind traces (or sessions) over this dataset: failing targets become its items
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   review_queue_id?: string | null;
@@ -4998,6 +5274,7 @@ export interface EvaluatorSpecResponse {
   filter: Record<string, any> | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -5038,6 +5315,7 @@ export interface EvaluatorTargetResponse {
   attempts: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   backfill_id: string | null;
@@ -5114,6 +5392,7 @@ export interface EvaluatorVersionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -5123,14 +5402,16 @@ export interface EvaluatorVersionResponse {
 }
 
 /**
- * An ExportLogsServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
+ * An ExportLogsServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip); at most OTLP_MAX_BYTES (default 16 MiB) decompressed
  * @format binary
+ * @maxLength 16777216
  */
 export type ExportOtlpLogsPayload = File;
 
 /**
- * An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
+ * An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip); at most OTLP_MAX_BYTES (default 16 MiB) decompressed
  * @format binary
+ * @maxLength 16777216
  */
 export type ExportOtlpTracesPayload = File;
 
@@ -5138,6 +5419,7 @@ export interface ExportReportParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -5154,6 +5436,7 @@ export interface ExportReviewLabelsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -5169,11 +5452,13 @@ export interface ExportRunDiffParams {
   /**
    * The run compared against (e.g. the last release)
    * @format uuid
+   * @maxLength 36
    */
   base: string;
   /**
    * The run under review
    * @format uuid
+   * @maxLength 36
    */
   candidate: string;
   /** csv (one line per row, a base/candidate/delta column triple per metric) or json (summary and every row); default csv */
@@ -5524,6 +5809,7 @@ export interface GateVerdictResponse {
   label: string | null;
   /**
    * The minimum of matched rows asked for (null: the default, 10)
+   * @format int64
    * @example null
    */
   min_rows: number | null;
@@ -5552,7 +5838,10 @@ export interface GateVerdictResponse {
   test_plan_id: string | null;
   /** @example "support-release-plan" */
   test_plan_name: string | null;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   test_plan_version: number | null;
   /** @example "pass" */
   verdict: "pass" | "fail";
@@ -5567,16 +5856,19 @@ export interface GetAnalysisRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5585,11 +5877,13 @@ export interface GetAnalysisSchemaParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5598,11 +5892,13 @@ export interface GetAnnotationAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5611,11 +5907,13 @@ export interface GetApiKeyParams {
   /**
    * The api key's id
    * @format uuid
+   * @maxLength 36
    */
   apiKeyId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -5624,16 +5922,19 @@ export interface GetClusterRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5642,16 +5943,19 @@ export interface GetClusterRunResultParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5660,11 +5964,13 @@ export interface GetClusteringAvailabilityParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5673,20 +5979,24 @@ export interface GetConnectionAdapterParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
 
 export interface GetCustomOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -5695,6 +6005,7 @@ export interface GetDatasetDownloadUrlParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -5708,6 +6019,7 @@ export interface GetDatasetDownloadUrlParams {
   /**
    * The version to download; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    */
   version_id?: string;
 }
@@ -5716,6 +6028,7 @@ export interface GetDatasetParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -5724,11 +6037,13 @@ export interface GetDatasetSchemaParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version to describe; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    */
   version_id?: string;
 }
@@ -5737,6 +6052,7 @@ export interface GetDatasetVersionDownloadUrlParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -5750,6 +6066,7 @@ export interface GetDatasetVersionDownloadUrlParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5758,6 +6075,7 @@ export interface GetDatasetVersionParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5782,6 +6100,7 @@ export interface GetDatasetVersionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -5802,6 +6121,7 @@ export interface GetDatasetVersionResponse {
   number: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "ed0be736-a7bd-4869-9e2f-d6dbdd29b445"
    */
   parent_version_id: string | null;
@@ -5836,10 +6156,12 @@ export interface GetDatasetVersionResponse {
 }
 
 export interface GetEmbeddingConfigParams {
+  /** @maxLength 100 */
   configRef: string;
   /**
    * The workspace whose configurations these are
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -5848,6 +6170,7 @@ export interface GetEvalConfigParams {
   /**
    * The eval config's id
    * @format uuid
+   * @maxLength 36
    */
   evalConfigId: string;
 }
@@ -5856,6 +6179,7 @@ export interface GetJudgeParams {
   /**
    * The judge's id
    * @format uuid
+   * @maxLength 36
    */
   judgeId: string;
 }
@@ -5865,6 +6189,7 @@ export interface GetJudgeValidationComparisonParams {
   /**
    * The workspace the config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -5873,6 +6198,7 @@ export interface GetJudgeValidationParams {
   /**
    * The validation's id
    * @format uuid
+   * @maxLength 36
    */
   validationId: string;
 }
@@ -5881,11 +6207,13 @@ export interface GetLatestClusterRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5894,21 +6222,26 @@ export interface GetLatestQualityVerdictParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
 
 export interface GetMetricConfigVersionParams {
+  /** @maxLength 100 */
   configName: string;
+  /** @maxLength 32 */
   configVersion: string;
   /**
    * The workspace the config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -5917,6 +6250,7 @@ export interface GetOnlineAlertRuleParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
 }
@@ -5925,6 +6259,7 @@ export interface GetOnlineBackfillParams {
   /**
    * The backfill's id
    * @format uuid
+   * @maxLength 36
    */
   backfillId: string;
 }
@@ -5933,11 +6268,13 @@ export interface GetOnlineEvaluatorParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
 
 export interface GetOpSchemaParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * A registered op's version (default the newest)
@@ -5948,6 +6285,7 @@ export interface GetOpSchemaParams {
   /**
    * The workspace whose operations to read
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -5961,12 +6299,14 @@ export interface GetProjectCoverageParams {
   min_rows?: number;
   /**
    * Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language`
+   * @maxLength 701
    * @pattern ^[a-z][a-z0-9_:,]{0,700}$
    */
   pairs?: string;
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -5975,6 +6315,7 @@ export interface GetProjectParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -5983,6 +6324,7 @@ export interface GetProjectTrendParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -5991,35 +6333,41 @@ export interface GetQualityCheckRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
 
 export interface GetRecommendationParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  /** @maxLength 100 */
   recommendationId: string;
   /**
    * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
 
 export interface GetRegisteredOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace whose operations to read
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6028,6 +6376,7 @@ export interface GetReportConfigParams {
   /**
    * The config's id
    * @format uuid
+   * @maxLength 36
    */
   configId: string;
 }
@@ -6036,6 +6385,7 @@ export interface GetReportContentParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -6046,6 +6396,7 @@ export interface GetReportContentUrlParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -6056,6 +6407,7 @@ export interface GetReportDownloadUrlParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -6064,24 +6416,29 @@ export interface GetReportParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
 
 export interface GetReportPromptParams {
+  /** @maxLength 100 */
   sectionKey: string;
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
 
 export interface GetReportSectionParams {
+  /** @maxLength 100 */
   key: string;
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -6090,6 +6447,7 @@ export interface GetReportSettingsParams {
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6105,6 +6463,7 @@ export interface GetReviewAgreementParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
   /**
@@ -6120,11 +6479,13 @@ export interface GetReviewJudgeRunParams {
   /**
    * The judge run's id
    * @format uuid
+   * @maxLength 36
    */
   judgeRunId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -6133,6 +6494,7 @@ export interface GetReviewQueueParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -6148,11 +6510,13 @@ export interface GetRunDiffParams {
   /**
    * The run compared against (e.g. the last release)
    * @format uuid
+   * @maxLength 36
    */
   base: string;
   /**
    * The run under review
    * @format uuid
+   * @maxLength 36
    */
   candidate: string;
   /**
@@ -6190,25 +6554,39 @@ export interface GetRunDiffParams {
 }
 
 export interface GetRunDiffRowImageParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   base: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   candidate: string;
   /**
    * The dataset row
    * @format uuid
+   * @maxLength 36
    */
   row_id: string;
 }
 
 export interface GetRunDiffRowParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   base: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   candidate: string;
   /**
    * The dataset row
    * @format uuid
+   * @maxLength 36
    */
   row_id: string;
 }
@@ -6217,6 +6595,7 @@ export interface GetRunFailureAnalysisParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6232,6 +6611,7 @@ export interface GetRunGateParams {
   /**
    * A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id?: string;
@@ -6247,12 +6627,14 @@ export interface GetRunGateParams {
   /**
    * The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges)
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   project_id?: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6261,6 +6643,7 @@ export interface GetRunParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6269,12 +6652,16 @@ export interface GetRunParquetUrlParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface GetRunQueueParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -6282,15 +6669,18 @@ export interface GetRunResultsSummaryParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface GetRunSessionParams {
+  /** @maxLength 1000 */
   parentId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6299,6 +6689,7 @@ export interface GetSdgAdapterParams {
   /**
    * The adapter's id
    * @format uuid
+   * @maxLength 36
    */
   adapterId: string;
 }
@@ -6307,11 +6698,13 @@ export interface GetSdgRunParams {
   /**
    * The adapter's id
    * @format uuid
+   * @maxLength 36
    */
   adapterId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6320,11 +6713,13 @@ export interface GetSecretParams {
   /**
    * The secret's id
    * @format uuid
+   * @maxLength 36
    */
   secretId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -6333,39 +6728,36 @@ export interface GetSutParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
 
 export interface GetTemplateParams {
-  /**
-   * A name listed by GET /templates
-   * @example "rag-question-answering"
-   */
+  /** @maxLength 100 */
   name: string;
 }
 
 export interface GetTestPlanParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  /** @maxLength 100 */
   ref: string;
   /**
    * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
 
 export interface GetTestPlanVersionParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  /** @maxLength 100 */
   ref: string;
-  /**
-   * A version number, or `latest`
-   * @example "1"
-   */
+  /** @maxLength 32 */
   version: string;
   /**
    * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6374,11 +6766,13 @@ export interface GetTextAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6387,6 +6781,7 @@ export interface GetTraceDatasetRetentionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -6395,11 +6790,13 @@ export interface GetTraceEnrichmentParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6408,6 +6805,7 @@ export interface GetTraceFeedbackParams {
   /**
    * The feedback's id
    * @format uuid
+   * @maxLength 36
    */
   feedbackId: string;
 }
@@ -6422,6 +6820,7 @@ export interface GetTraceGroundTruthParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6430,6 +6829,7 @@ export interface GetTraceLandingRunParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6438,6 +6838,7 @@ export interface GetTraceLiveStreamParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -6446,6 +6847,7 @@ export interface GetTraceRetentionParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -6460,10 +6862,12 @@ export interface GetTraceScoreAggregatesParams {
   /**
    * Only scores of this dataset of the workspace
    * @format uuid
+   * @maxLength 36
    */
   dataset_id?: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "3f2a9c1e-7b4d-4e8a-9c61-0d5e2f7a8b90"
    */
   evaluator_id: string;
@@ -6477,6 +6881,7 @@ export interface GetTraceScoreAggregatesParams {
   /**
    * The window's start (inclusive), by the traces' start time
    * @format date-time
+   * @maxLength 64
    * @example "2026-11-01T00:00:00Z"
    */
   from: string;
@@ -6490,12 +6895,14 @@ export interface GetTraceScoreAggregatesParams {
   /**
    * The window's end (exclusive)
    * @format date-time
+   * @maxLength 64
    * @example "2026-11-08T00:00:00Z"
    */
   to: string;
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -6504,6 +6911,7 @@ export interface GetTraceTopologyParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -6514,6 +6922,7 @@ export interface GetTraceTopologyParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6522,6 +6931,7 @@ export interface GetUserParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -6530,11 +6940,13 @@ export interface GetVisualAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6543,6 +6955,7 @@ export interface GetWorkspaceParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -6621,17 +7034,22 @@ export interface HumanAgreementResponse {
   fleiss_kappa: EstimateFigureResponse;
   /**
    * Items labelled by at least two reviewers
+   * @format int64
    * @example 50
    */
   items: number;
   percent_agreement: EstimateFigureResponse;
-  /** @example 3 */
+  /**
+   * @format int64
+   * @example 3
+   */
   reviewers: number;
 }
 
 export interface HumanLabelDto {
   /**
    * Each reviewer's label, when several reviewed the row (their agreement is the ceiling; at most 10)
+   * @maxItems 10
    * @example ["pass","pass","fail"]
    */
   reviews?: (string | number | boolean)[];
@@ -6651,11 +7069,13 @@ export interface HumanLabelDto {
 export interface HumanLabelsSourceDto {
   /**
    * A column of the rows' data holding the human label (e.g. `human_verdict`)
+   * @maxLength 100
    * @example "human_verdict"
    */
   field?: string;
   /**
    * Labels per row (at most 10,000)
+   * @maxItems 10000
    * @minItems 1
    */
   labels?: HumanLabelDto[];
@@ -6670,6 +7090,7 @@ export interface HumanLabelsSourceDto {
   positive?: (string | number | boolean)[];
   /**
    * Other columns holding other reviewers' labels of the same rows (with `field`; at most 9)
+   * @maxItems 9
    * @example ["reviewer_b"]
    */
   reviewer_fields?: string[];
@@ -6719,6 +7140,7 @@ export interface InsertRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -6798,6 +7220,7 @@ export interface IssueResetTokenParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -6814,6 +7237,7 @@ export interface JudgeConnectionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -6838,6 +7262,7 @@ export interface JudgeConnectionResponse {
   /**
    * The secret holding the key (its value never appears here)
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
@@ -6925,6 +7350,7 @@ export interface JudgeRunItemError {
   code: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a52"
    */
   item_id: string;
@@ -6942,6 +7368,7 @@ export interface JudgeRunMetricConfigDto {
   name: string;
   /**
    * Its version; absent: the version in force (the workspace default's pin for that name, else the newest version)
+   * @format int32
    * @min 1
    * @max 999999999
    * @example 2
@@ -6997,7 +7424,10 @@ export interface JudgeTestResult {
   ok: boolean;
   /** @example null */
   response_excerpt: string | null;
-  /** @example 200 */
+  /**
+   * @format int64
+   * @example 200
+   */
   status_code: number | null;
   usage: JudgeUsageDto;
   /** The parsed answer; null when there is none (see error) */
@@ -7005,9 +7435,15 @@ export interface JudgeTestResult {
 }
 
 export interface JudgeUsageDto {
-  /** @example 41 */
+  /**
+   * @format int64
+   * @example 41
+   */
   completion_tokens: number | null;
-  /** @example 182 */
+  /**
+   * @format int64
+   * @example 182
+   */
   prompt_tokens: number | null;
 }
 
@@ -7023,27 +7459,32 @@ export interface JudgeValidationComparisonResponse {
   difference: number | null;
   /**
    * Shared items whose human labels differ between the two: left out
+   * @format int64
    * @example 0
    */
   human_label_conflicts: number;
   /**
    * Items compared: both verdicts and a human label
+   * @format int64
    * @example 50
    */
   items: number;
   mcnemar: McNemarResponse;
   /**
    * Items the base judge got right and the candidate wrong
+   * @format int64
    * @example 0
    */
   only_base_correct: number;
   /**
    * Items the candidate got right and the base wrong
+   * @format int64
    * @example 6
    */
   only_candidate_correct: number;
   /**
    * Items both validations hold
+   * @format int64
    * @example 50
    */
   shared_items: number;
@@ -7057,7 +7498,10 @@ export interface JudgeValidationComparisonResponse {
 export interface JudgeValidationResponse {
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number;
   /**
    * @format date-time
@@ -7066,16 +7510,19 @@ export interface JudgeValidationResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   id: string;
   /**
    * Pairs kept with the validation
+   * @format int64
    * @example 50
    */
   items: number;
@@ -7087,6 +7534,7 @@ export interface JudgeValidationResponse {
   /**
    * The metric config version validated
    * @format uuid
+   * @maxLength 36
    * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
    */
   metric_config_id: string;
@@ -7094,12 +7542,14 @@ export interface JudgeValidationResponse {
   result: JudgeValidationResultResponse;
   /**
    * Seed of the bootstrap intervals: the same pairs and seed give the same figures
+   * @format int64
    * @example 1
    */
   seed: number;
   source: JudgeValidationSourceResponse;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -7133,6 +7583,7 @@ export interface JudgeValidationSourceResponse {
   /**
    * With `review_judge_run`: the judge run (GET /review-queues/{queue_id}/judge-runs/{judge_run_id})
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a61"
    */
   judge_run_id?: string;
@@ -7144,6 +7595,7 @@ export interface JudgeValidationSourceResponse {
   /**
    * With `review_queue` and `review_judge_run`: the review queue whose final labels were the human labels
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51"
    */
   queue_id?: string;
@@ -7154,22 +7606,26 @@ export interface JudgeValidationSourceResponse {
   repetition: "first";
   /**
    * With `review_queue` and `review_judge_run`: the queue's rubric version
+   * @format int64
    * @example 1
    */
   rubric_version?: number;
   /**
    * The run whose judge verdicts were validated (null for `review_judge_run`: the judge was asked on the queue's items)
    * @format uuid
+   * @maxLength 36
    * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
    */
   run_id: string | null;
   /**
    * Rows with a judge verdict and no human label
+   * @format int64
    * @example 0
    */
   unlabelled_rows: number;
   /**
    * Human labels of rows the run does not have
+   * @format int64
    * @example 0
    */
   unmatched_labels: number;
@@ -7178,7 +7634,10 @@ export interface JudgeValidationSourceResponse {
 export interface JudgeValidationSummary {
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number;
   /**
    * @format date-time
@@ -7187,16 +7646,19 @@ export interface JudgeValidationSummary {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   id: string;
   /**
    * Pairs kept with the validation
+   * @format int64
    * @example 50
    */
   items: number;
@@ -7208,18 +7670,21 @@ export interface JudgeValidationSummary {
   /**
    * The metric config version validated
    * @format uuid
+   * @maxLength 36
    * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
    */
   metric_config_id: string;
   result: JudgeValidationResultResponse;
   /**
    * Seed of the bootstrap intervals: the same pairs and seed give the same figures
+   * @format int64
    * @example 1
    */
   seed: number;
   source: JudgeValidationSourceResponse;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -7249,6 +7714,7 @@ export interface JudgedSpecDto {
   /**
    * The judge that grades; default the eval config's default judge
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
@@ -7284,6 +7750,7 @@ export interface JudgedSpecDto {
 export interface JudgedSpecResponse {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -7328,6 +7795,7 @@ export interface LandFromConnectionRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @maxLength 36
    * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
@@ -7375,6 +7843,7 @@ export interface LandInlineRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @maxLength 36
    * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
@@ -7398,12 +7867,14 @@ export interface LandInlineRequest {
   message?: string;
   /**
    * OTLP/JSON ExportTraceServiceRequest objects and/or span records (OpenTelemetry, Phoenix, Langfuse or plain `trace_id`/`span_id` records), at most 10000
+   * @maxItems 10000
    * @minItems 1
    * @example [{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-bot"}}]},"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","name":"ChatCompletion","kind":3,"startTimeUnixNano":"1747145160000000000","endTimeUnixNano":"1747145161040000000","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},{"key":"llm.model_name","value":{"stringValue":"gpt-4o-mini"}}]}]}]}]}]
    */
   records: Record<string, any>[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -7417,6 +7888,7 @@ export interface LandTracesFromConnectionParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
 }
@@ -7426,6 +7898,7 @@ export interface LandTracesRequest {
   /**
    * ... or pull from this connection (exactly one of the two)
    * @format uuid
+   * @maxLength 36
    * @example "9890244a-b700-49c4-ac22-d5dfb3c2ffde"
    */
   connection_id?: string;
@@ -7444,6 +7917,7 @@ export interface LandTracesRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @maxLength 36
    * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
@@ -7475,11 +7949,13 @@ export interface LandTracesRequest {
   /**
    * Land this upload (POST /traces/uploads) ...
    * @format uuid
+   * @maxLength 36
    * @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c"
    */
   upload_id?: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -7513,11 +7989,13 @@ export interface ListAnalysisRunsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -7548,6 +8026,7 @@ export interface ListApiKeysParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -7556,11 +8035,13 @@ export interface ListAvailableMetricsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -7569,16 +8050,19 @@ export interface ListAvailablePartitionMetricsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The partition's id
    * @format uuid
+   * @maxLength 36
    */
   partitionId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -7587,11 +8071,13 @@ export interface ListAvailableQualityChecksParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version the checks would run on; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    */
   version_id?: string;
 }
@@ -7613,6 +8099,7 @@ export interface ListCustomOpsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -7620,12 +8107,14 @@ export interface ListCustomOpsParams {
 export interface ListDatasetAuditEntriesParams {
   /**
    * Only entries older than this instant (ISO 8601), to page back
+   * @maxLength 64
    * @pattern ^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$
    */
   before?: string;
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -7641,6 +8130,7 @@ export interface ListDatasetSnapshotsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -7649,6 +8139,7 @@ export interface ListDatasetVersionsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -7693,11 +8184,15 @@ export interface ListDatasetsParams {
     | "-created_at"
     | "updated_at"
     | "-updated_at";
-  /** Only datasets carrying this tag */
+  /**
+   * Only datasets carrying this tag
+   * @maxLength 64
+   */
   tag?: string;
   /**
    * Only datasets of this workspace; without it, datasets of every workspace you belong to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -7706,6 +8201,7 @@ export interface ListDimensionValuesParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -7716,6 +8212,7 @@ export interface ListDimensionValuesParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -7724,11 +8221,13 @@ export interface ListDimensionsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -7749,6 +8248,7 @@ export interface ListEmbeddingConfigsParams {
   /**
    * The workspace whose configurations to list
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -7771,7 +8271,10 @@ export interface ListEvalConfigsParams {
    * @maxLength 100
    */
   q?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -7780,12 +8283,15 @@ export interface ListInvitationsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
 
 export interface ListJudgeValidationsParams {
+  /** @maxLength 100 */
   configName: string;
+  /** @maxLength 32 */
   configVersion: string;
   /**
    * 1-based page number
@@ -7802,6 +8308,7 @@ export interface ListJudgeValidationsParams {
   /**
    * The workspace the metric config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -7820,7 +8327,10 @@ export interface ListJudgesParams {
    */
   page_size?: number;
   provider?: "openai_compatible" | "azure_openai" | "anthropic";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -7828,6 +8338,7 @@ export interface ListLatestQualityVerdictsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -7836,15 +8347,18 @@ export interface ListMembersParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
 
 export interface ListMetricConfigDefaultVersionsParams {
+  /** @maxLength 200 */
   metricName: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -7853,6 +8367,7 @@ export interface ListMetricConfigDefaultsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -7881,7 +8396,10 @@ export interface ListMetricConfigsParams {
    * @maxLength 100
    */
   q?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -7889,6 +8407,7 @@ export interface ListMetricsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -7909,6 +8428,7 @@ export interface ListNotificationConfigsParams {
   /**
    * The workspace whose webhooks to list
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -7917,6 +8437,7 @@ export interface ListOnlineAlertEventsParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
   /**
@@ -7937,6 +8458,7 @@ export interface ListOnlineAlertRulesParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
   /**
@@ -7957,6 +8479,7 @@ export interface ListOnlineBackfillsParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
   /**
@@ -7976,12 +8499,14 @@ export interface ListOnlineBackfillsParams {
 export interface ListOnlineEvaluatorTargetsParams {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196b1c2-3d4e-7f50-8a61-b2c3d4e5f602"
    */
   backfill_id?: string;
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
   /**
@@ -8014,6 +8539,7 @@ export interface ListOnlineEvaluatorVersionsParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -8021,6 +8547,7 @@ export interface ListOnlineEvaluatorVersionsParams {
 export interface ListOnlineEvaluatorsParams {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id?: string;
@@ -8039,6 +8566,7 @@ export interface ListOnlineEvaluatorsParams {
   state?: "active" | "paused";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -8048,6 +8576,7 @@ export interface ListOpsParams {
   /**
    * The workspace whose operations to read
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8056,11 +8585,13 @@ export interface ListPartitionsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8091,7 +8622,10 @@ export interface ListProjectsParams {
     | "-created_at"
     | "updated_at"
     | "-updated_at";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8099,6 +8633,7 @@ export interface ListQualityCheckRunsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -8116,6 +8651,7 @@ export interface ListQualityCheckRunsParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8124,11 +8660,13 @@ export interface ListQualityCheckSuggestionsParams {
   /**
    * The dataset to suggest checks for
    * @format uuid
+   * @maxLength 36
    */
   dataset_id: string;
   /**
    * Its version; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    */
   version_id?: string;
 }
@@ -8136,11 +8674,15 @@ export interface ListQualityCheckSuggestionsParams {
 export interface ListRecommendationsParams {
   /** `builtin`, `workspace` or both (default) */
   source?: "builtin" | "workspace";
-  /** Only this use case (`rag_qa`, `customer_support`, …) */
+  /**
+   * Only this use case (`rag_qa`, `customer_support`, …)
+   * @maxLength 64
+   */
   use_case?: string;
   /**
    * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8160,7 +8702,10 @@ export interface ListRegisteredOpsParams {
    */
   page_size?: number;
   source?: "builtin" | "workspace";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8168,6 +8713,7 @@ export interface ListReportConfigsParams {
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8176,6 +8722,7 @@ export interface ListReportPartitionMetricsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8184,6 +8731,7 @@ export interface ListReportPartitionsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8192,6 +8740,7 @@ export interface ListReportPromptsParams {
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8200,11 +8749,13 @@ export interface ListReportQuestionsParams {
   /**
    * Answer for this report config's sections and questions (default: the workspace settings' default config)
    * @format uuid
+   * @maxLength 36
    */
   config_id?: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8225,11 +8776,13 @@ export interface ListReportsParams {
   /**
    * Only the reports of this run
    * @format uuid
+   * @maxLength 36
    */
   run_id?: string;
   /**
    * The workspace whose reports to list
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8238,6 +8791,7 @@ export interface ListResolvedMetricConfigsParams {
   /**
    * Resolve as a run with this eval config would
    * @format uuid
+   * @maxLength 36
    */
   eval_config_id?: string;
   /**
@@ -8248,6 +8802,7 @@ export interface ListResolvedMetricConfigsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -8268,6 +8823,7 @@ export interface ListReviewDisagreementsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -8288,6 +8844,7 @@ export interface ListReviewFinalLabelsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -8308,6 +8865,7 @@ export interface ListReviewItemsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
   state?: "pending" | "final" | "disagreement";
@@ -8329,6 +8887,7 @@ export interface ListReviewJudgeRunsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -8347,7 +8906,10 @@ export interface ListReviewQueuesParams {
    */
   page_size?: number;
   state?: "open" | "closed";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8355,6 +8917,7 @@ export interface ListReviewRubricVersionsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -8377,6 +8940,7 @@ export interface ListRunEventsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8385,15 +8949,20 @@ export interface ListRunGateVerdictsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface ListRunsParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   dataset_id?: string;
   /**
    * Only runs with a gate verdict recorded with this label (a branch such as `main`)
+   * @maxLength 64
    * @example "main"
    */
   gate_label?: string;
@@ -8414,6 +8983,7 @@ export interface ListRunsParams {
   /**
    * Only runs of this project's linked SUTs or datasets (the runs its trend reads)
    * @format uuid
+   * @maxLength 36
    */
   project_id?: string;
   state?:
@@ -8423,13 +8993,17 @@ export interface ListRunsParams {
     | "succeeded"
     | "failed"
     | "cancelled";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   sut_id?: string;
   /** @maxLength 64 */
   tag?: string;
   /**
    * Runs of this workspace; without it, of every workspace you belong to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -8447,7 +9021,10 @@ export interface ListSdgAdaptersParams {
    * @default 50
    */
   page_size?: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8474,6 +9051,7 @@ export interface ListSecretsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -8482,6 +9060,7 @@ export interface ListStagedRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -8490,6 +9069,7 @@ export interface ListSutConnectionsParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -8517,6 +9097,7 @@ export interface ListSutRunsParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -8547,6 +9128,7 @@ export interface ListSutsParams {
   /**
    * The workspace whose systems to list
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8564,9 +9146,12 @@ export interface ListTestPlanVersionsParams {
    * @default 50
    */
   page_size?: number;
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  /** @maxLength 100 */
   ref: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8588,12 +9173,18 @@ export interface ListTestPlansParams {
    * @maxLength 100
    */
   q?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
 export interface ListTraceConnectionsParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8601,6 +9192,7 @@ export interface ListTraceEnrichmentResultsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -8676,6 +9268,7 @@ export interface ListTraceEnrichmentResultsParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8684,11 +9277,13 @@ export interface ListTraceFeedbackParams {
   /**
    * Posted at or after this instant
    * @format date-time
+   * @maxLength 64
    */
   created_after?: string;
   /**
    * Posted before this instant
    * @format date-time
+   * @maxLength 64
    */
   created_before?: string;
   /** Scores at most this */
@@ -8725,6 +9320,7 @@ export interface ListTraceFeedbackParams {
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -8758,6 +9354,7 @@ export interface ListTraceLandingRunDropsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8766,9 +9363,13 @@ export interface ListTraceScoresParams {
   /**
    * Only scores of this dataset of the workspace
    * @format uuid
+   * @maxLength 36
    */
   dataset_id?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   evaluator_id?: string;
   /** @maxLength 200 */
   evaluator_name?: string;
@@ -8783,11 +9384,13 @@ export interface ListTraceScoresParams {
   /**
    * Traces that started at or after this instant
    * @format date-time
+   * @maxLength 64
    */
   observed_after?: string;
   /**
    * Traces that started before this instant
    * @format date-time
+   * @maxLength 64
    */
   observed_before?: string;
   /**
@@ -8811,6 +9414,7 @@ export interface ListTraceScoresParams {
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -8824,6 +9428,7 @@ export interface ListTraceSpanChildrenParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -8849,6 +9454,7 @@ export interface ListTraceSpanChildrenParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8862,6 +9468,7 @@ export interface ListTraceSpansByDepthParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -8887,6 +9494,7 @@ export interface ListTraceSpansByDepthParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8895,6 +9503,7 @@ export interface ListTraceTagsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -8910,6 +9519,7 @@ export interface ListTraceTagsParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8943,6 +9553,7 @@ export interface ListTraceVersionDropsParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8962,6 +9573,7 @@ export interface ListUserCandidatesParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -8970,6 +9582,7 @@ export interface ListUserMembershipsParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -9050,11 +9663,13 @@ export interface MapDatasetVersionFieldsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -9094,6 +9709,7 @@ export interface MapVersionRequest {
 export interface McNemarResponse {
   /**
    * Items exactly one judge got right
+   * @format int64
    * @example 6
    */
   informative: number;
@@ -9166,7 +9782,10 @@ export interface MeResponse {
 export interface MetricConfigResolution {
   /** @example "answer-correctness" */
   config_name: string | null;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number | null;
   /** @example "judged" */
   kind: "deterministic" | "judged" | "custom";
@@ -9204,6 +9823,7 @@ export interface MetricConfigResolution {
 export interface MetricConfigResolutionListResponse {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
    */
   eval_config_id: string | null;
@@ -9220,6 +9840,7 @@ export interface MetricConfigResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -9232,6 +9853,7 @@ export interface MetricConfigResponse {
   first_used_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   first_used_by_run: string | null;
@@ -9326,11 +9948,13 @@ export interface MetricConfigSummaryPage {
 export interface MetricDefaultEntryDto {
   /**
    * The config in force for it; null clears the pin (back to the newest version or the built-in defaults)
+   * @maxLength 100
    * @example "answer-correctness"
    */
   config_name: string | null;
   /**
    * A version to pin; left out or null follows the config's newest version
+   * @format int32
    * @min 1
    * @max 2147483647
    * @example 2
@@ -9368,6 +9992,7 @@ export interface MoveProjectParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -9376,6 +10001,7 @@ export interface MoveProjectRequest {
   /**
    * The workspace that receives the project (you must be an admin there and in the current one)
    * @format uuid
+   * @maxLength 36
    * @example "c76382bf-32c5-4ecd-b7b0-686fa9ee9fa3"
    */
   workspace_id: string;
@@ -9409,6 +10035,7 @@ export interface NotificationConfigResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -9475,6 +10102,7 @@ export interface OnlineEvaluatorResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -9754,6 +10382,7 @@ export interface PartitionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -9812,18 +10441,21 @@ export interface PassRuleResponse {
 export interface PlanDatasetDto {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
   /**
    * Run only a partition of the dataset (one of its versions' partitions)
    * @format uuid
+   * @maxLength 36
    * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
    */
   partition_id?: string;
   /**
    * Pin a version of the dataset (default: its current, else latest, version when a run starts)
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
@@ -9832,17 +10464,20 @@ export interface PlanDatasetDto {
 export interface PlanDatasetResponse {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   partition_id: string | null;
   /**
    * A pinned version, or null for the dataset's current (else latest) version
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id: string | null;
@@ -9856,6 +10491,7 @@ export interface PlanMetricDto {
   gating?: boolean;
   /**
    * The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …)
+   * @maxLength 100
    * @example "answer-correctness"
    */
   name: string;
@@ -9998,6 +10634,7 @@ export interface ProjectCreateResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -10014,6 +10651,7 @@ export interface ProjectCreateResponse {
   dimensions: DimensionDefinition[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -10034,6 +10672,7 @@ export interface ProjectCreateResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10053,6 +10692,7 @@ export interface ProjectListItem {
   dimension_count: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -10070,6 +10710,7 @@ export interface ProjectListItem {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10105,6 +10746,7 @@ export interface ProjectPatchResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -10116,6 +10758,7 @@ export interface ProjectPatchResponse {
   dimensions: DimensionDefinition[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -10136,6 +10779,7 @@ export interface ProjectPatchResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10149,6 +10793,7 @@ export interface ProjectResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -10160,6 +10805,7 @@ export interface ProjectResponse {
   dimensions: DimensionDefinition[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -10180,6 +10826,7 @@ export interface ProjectResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10188,6 +10835,7 @@ export interface ProjectResponse {
 export interface ProjectTestPlanRef {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
@@ -10232,11 +10880,13 @@ export interface PromoteDatasetVersionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10246,6 +10896,7 @@ export interface PromoteTraceVersionParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10254,6 +10905,7 @@ export interface PublishCustomOpParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -10282,17 +10934,19 @@ export interface PublishCustomOpRequest {
   kind: "metric" | "check" | "enrichment" | "transform";
   /**
    * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
-   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","format":"int32","minimum":1,"maximum":100000}},"additionalProperties":false}
    */
   params_schema?: Record<string, any>;
   /**
    * A workspace secret sent as `Authorization: Bearer <value>` (admins choose where secrets go)
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
@@ -10321,6 +10975,7 @@ export interface PutSectionPromptRequest {
   prompt: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10348,6 +11003,7 @@ export interface PutTraceLiveSettingsRequest {
 export interface PutTraceRetentionRequest {
   /**
    * Days trace data is kept (1 .. 3650); null keeps it forever
+   * @format int32
    * @min 1
    * @max 3650
    * @example 30
@@ -10424,11 +11080,13 @@ export interface QueryAnnotationAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10437,6 +11095,7 @@ export interface QueryDatasetParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -10445,11 +11104,13 @@ export interface QueryDatasetVersionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10458,11 +11119,13 @@ export interface QueryDimensionsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10504,6 +11167,7 @@ export interface QueryRunResultsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -10512,6 +11176,7 @@ export interface QueryRunTableParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -10520,11 +11185,13 @@ export interface QueryTextAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10533,11 +11200,13 @@ export interface QueryVisualAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10560,6 +11229,7 @@ export interface QuestionItem {
 export interface QuestionSchemaResponse {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id: string | null;
@@ -10607,6 +11277,7 @@ export interface QueuedRunDto {
   name: string;
   /**
    * 1 for the next to start; null while running
+   * @format int64
    * @example null
    */
   position: number | null;
@@ -10630,9 +11301,15 @@ export interface RateFigureResponse {
    * @example null
    */
   reason: string | null;
-  /** @example 20 */
+  /**
+   * @format int64
+   * @example 20
+   */
   successes: number;
-  /** @example 25 */
+  /**
+   * @format int64
+   * @example 25
+   */
   trials: number;
   /** @example 0.8 */
   value: number | null;
@@ -10642,6 +11319,7 @@ export interface ReactivateUserParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -10700,10 +11378,14 @@ export interface RecommendationDefinition {
    * @maxItems 50
    */
   metrics: RecommendedMetricDto[];
-  /** @example "Support RAG essentials" */
+  /**
+   * @maxLength 100
+   * @example "Support RAG essentials"
+   */
   name: string;
   /**
    * The kind of application (snake_case), e.g. `rag_qa`
+   * @maxLength 64
    * @pattern ^[a-z][a-z0-9_]{0,63}$
    * @example "rag_qa"
    */
@@ -10733,6 +11415,7 @@ export interface RecommendedMetricDto {
   kind: "deterministic" | "judged";
   /**
    * The metric as runs name it
+   * @maxLength 100
    * @example "faithfulness"
    */
   name: string;
@@ -10770,12 +11453,14 @@ export interface RecomputeTraceEnrichmentParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   recompute: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10791,11 +11476,13 @@ export interface RecordGateRequest {
   /**
    * A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id?: string;
   /**
    * The line of runs the verdict belongs to, e.g. the branch `main` (1..64 letters, digits or . _ : / -); `--baseline latest --baseline-label main` finds the newest run whose verdict with this label passed
+   * @maxLength 64
    * @example "main"
    */
   label?: string;
@@ -10809,6 +11496,7 @@ export interface RecordGateRequest {
   /**
    * The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges)
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   project_id?: string;
@@ -10860,10 +11548,12 @@ export interface RecordedTracesDto {
 }
 
 export interface RedeployCustomOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -10889,11 +11579,12 @@ export interface RedeployCustomOpRequest {
   health_url?: string;
   /**
    * A new parameter schema: registers a new version of the op of the same name
-   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","format":"int32","minimum":1,"maximum":100000}},"additionalProperties":false}
    */
   params_schema?: Record<string, any>;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
@@ -10909,6 +11600,7 @@ export interface RegenerateReportParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -10917,6 +11609,7 @@ export interface RegenerateReportRequest {
   /**
    * Rebuild with this judge instead of the one that built the report
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
@@ -10927,6 +11620,7 @@ export interface RegenerateReportRequest {
   keep_edits?: boolean;
   /**
    * The sections to have, in order (default: the report's current sections; name a deleted one to bring it back)
+   * @maxItems 6
    * @minItems 1
    * @example ["summary","metrics_overview","regressions"]
    */
@@ -10948,6 +11642,7 @@ export interface RegenerateReportRequest {
 export interface RegisterOpBody {
   /**
    * The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items}
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   custom_op: string;
@@ -10960,12 +11655,13 @@ export interface RegisterOpBody {
   kind: "metric" | "check" | "enrichment" | "transform";
   /**
    * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
-   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","format":"int32","minimum":1,"maximum":100000}},"additionalProperties":false}
    */
   params_schema?: Record<string, any>;
 }
@@ -10973,6 +11669,7 @@ export interface RegisterOpBody {
 export interface RegisterOpRequest {
   /**
    * The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items}
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   custom_op: string;
@@ -10985,17 +11682,19 @@ export interface RegisterOpRequest {
   kind: "metric" | "check" | "enrichment" | "transform";
   /**
    * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
-   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","format":"int32","minimum":1,"maximum":100000}},"additionalProperties":false}
    */
   params_schema?: Record<string, any>;
   /**
    * The workspace that registers the op (admins)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -11005,6 +11704,7 @@ export interface RegisterWorkspaceOpParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -11066,11 +11766,13 @@ export interface ReleaseReviewLeaseParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -11106,7 +11808,10 @@ export interface ReleaseRuleDto {
 export interface ReleaseRuleResponse {
   /** @example true */
   include_dimension_thresholds: boolean;
-  /** @example null */
+  /**
+   * @format int64
+   * @example null
+   */
   min_metrics_passing: number | null;
   /** @example 0.9 */
   min_row_pass_rate: number | null;
@@ -11118,11 +11823,13 @@ export interface RemoveMemberParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -11151,6 +11858,7 @@ export interface ReplaceEvalConfigParams {
   /**
    * The eval config's id
    * @format uuid
+   * @maxLength 36
    */
   evalConfigId: string;
 }
@@ -11160,6 +11868,7 @@ export interface ReplaceEvalConfigRequest {
   /**
    * The judge for judged metrics whose config names none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   default_judge_id?: string | null;
@@ -11176,6 +11885,7 @@ export interface ReplaceEvalConfigRequest {
   metrics: EvalMetricRefDto[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-release-gate"
    */
@@ -11184,11 +11894,14 @@ export interface ReplaceEvalConfigRequest {
 }
 
 export interface ReplaceMetricConfigVersionParams {
+  /** @maxLength 100 */
   configName: string;
+  /** @maxLength 32 */
   configVersion: string;
   /**
    * The workspace the config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -11197,21 +11910,24 @@ export interface ReplaceProjectTestPlanParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
 
 export interface ReplaceRecommendationParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  /** @maxLength 100 */
   recommendationId: string;
   /**
    * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
 
 export interface ReplaceReportPromptParams {
+  /** @maxLength 100 */
   sectionKey: string;
 }
 
@@ -11223,6 +11939,7 @@ export interface ReportConfigResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -11266,6 +11983,7 @@ export interface ReportConfigSectionDto {
     | "recommendations";
   /**
    * Questions the section should answer beside the built-in ones (up to 20, each up to 500 characters)
+   * @maxItems 20
    * @example ["Is the release ready to ship?"]
    */
   questions?: string[];
@@ -11410,11 +12128,13 @@ export interface ReportResponse {
   /**
    * The earlier run `regressions` compares against
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id: string | null;
@@ -11425,6 +12145,7 @@ export interface ReportResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -11443,6 +12164,7 @@ export interface ReportResponse {
   /**
    * The judge that wrote narratives (null: every narrative from the template)
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -11496,6 +12218,7 @@ export interface ReportSectionContent {
   edited_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   edited_by: string | null;
@@ -11574,6 +12297,7 @@ export interface ReportSectionPromptResponse {
   updated_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   updated_by: string | null;
@@ -11587,6 +12311,7 @@ export interface ReportSettingsResponse {
   custom_prompts: string[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   default_config_id: string | null;
@@ -11596,6 +12321,7 @@ export interface ReportSettingsResponse {
   formats: ("markdown" | "html" | "pdf")[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -11606,6 +12332,7 @@ export interface ReportSettingsResponse {
   updated_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   updated_by: string | null;
@@ -11616,6 +12343,7 @@ export interface ReportSettingsResponse {
 export interface ReportSummary {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id: string | null;
@@ -11626,6 +12354,7 @@ export interface ReportSummary {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -11691,6 +12420,7 @@ export interface RerunParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -11707,11 +12437,13 @@ export interface ResendInvitationParams {
   /**
    * The invitation's id
    * @format uuid
+   * @maxLength 36
    */
   invitationId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -11749,6 +12481,7 @@ export interface ResetUserPasswordParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -11757,6 +12490,7 @@ export interface ResolvePartitionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -11780,11 +12514,13 @@ export interface ResolvePartitionParams {
   /**
    * The partition's id
    * @format uuid
+   * @maxLength 36
    */
   partitionId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -11841,11 +12577,13 @@ export interface RevealSecretParams {
   /**
    * The secret's id
    * @format uuid
+   * @maxLength 36
    */
   secretId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -11877,6 +12615,7 @@ export interface ReviewExportResponse {
   dataset_id: string;
   /**
    * With `ground_truth`: the number of the trace version's new ground truth (dataset_id and version_id are the trace dataset and version)
+   * @format int64
    * @example 2
    */
   ground_truth_number?: number;
@@ -11895,7 +12634,10 @@ export interface ReviewExportResponse {
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id: string | null;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   version_number: number | null;
 }
 
@@ -11973,7 +12715,10 @@ export interface ReviewJudgeRunResponse {
   confidence: number;
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number;
   /**
    * @format date-time
@@ -11982,6 +12727,7 @@ export interface ReviewJudgeRunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -12004,27 +12750,32 @@ export interface ReviewJudgeRunResponse {
   finished_at: string | null;
   /**
    * Items the judge gave a verdict on
+   * @format int64
    * @example 46
    */
   graded: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a61"
    */
   id: string;
   /**
    * Finally labelled items taken (at most 2,000, the first in queue order)
+   * @format int64
    * @example 48
    */
   items: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
   /**
    * The judged metric config version applied
    * @format uuid
+   * @maxLength 36
    * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
    */
   metric_config_id: string;
@@ -12037,15 +12788,20 @@ export interface ReviewJudgeRunResponse {
   progress: Record<string, any> | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51"
    */
   queue_id: string;
   /**
    * The queue's rubric version when the run was asked for
+   * @format int64
    * @example 1
    */
   rubric_version: number;
-  /** @example 7 */
+  /**
+   * @format int64
+   * @example 7
+   */
   seed: number;
   /**
    * @format date-time
@@ -12056,22 +12812,26 @@ export interface ReviewJudgeRunResponse {
   state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
   /**
    * Items the judge could not grade (its call failed or its answer held no verdict)
+   * @format int64
    * @example 2
    */
   ungraded: number;
   /**
    * Items whose final label has no value of the field (an optional field left empty)
+   * @format int64
    * @example 0
    */
   unlabelled: number;
   /**
    * The judge validation recorded, once succeeded (GET /judge-validations/{validation_id})
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a62"
    */
   validation_id: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -12136,6 +12896,7 @@ export interface ReviewQueueResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -12194,6 +12955,7 @@ export interface ReviewSourceDto {
   /**
    * The run id (`run`) or the dataset version id (the others)
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   id: string;
@@ -12225,11 +12987,13 @@ export interface RevokeApiKeyParams {
   /**
    * The api key's id
    * @format uuid
+   * @maxLength 36
    */
   apiKeyId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -12238,11 +13002,13 @@ export interface RevokeInvitationParams {
   /**
    * The invitation's id
    * @format uuid
+   * @maxLength 36
    */
   invitationId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -12322,15 +13088,18 @@ export interface RowQueryRequest {
   offset?: number;
   /**
    * Columns to return (default: all); `_row_id` always comes back
+   * @maxItems 200
    * @example ["question","answer","topic"]
    */
   select?: string[];
   /**
    * Sort keys, first wins; rows keep their dataset order after them
+   * @maxItems 5
    * @example [{"field":"topic","direction":"asc"}]
    */
   sort?: {
     direction?: "asc" | "desc";
+    /** @maxLength 1000 */
     field: string;
   }[];
 }
@@ -12338,6 +13107,7 @@ export interface RowQueryRequest {
 export interface RubricDto {
   /**
    * 1..20 fields, at least one required
+   * @maxItems 20
    * @minItems 1
    * @example [{"name":"correct","type":"pass_fail","required":true},{"name":"tone","type":"categorical","required":false,"options":["curt","neutral","warm"]},{"name":"helpfulness","type":"numeric","required":false,"min":1,"max":5},{"name":"note","type":"free_text","required":false}]
    */
@@ -12366,6 +13136,7 @@ export interface RubricFieldDto {
   min?: number;
   /**
    * 1..64 letters, digits or underscores, starting with a letter
+   * @maxLength 64
    * @pattern ^[A-Za-z][A-Za-z0-9_]{0,63}$
    * @example "correct"
    */
@@ -12415,6 +13186,7 @@ export interface RubricVersionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -12561,7 +13333,10 @@ export interface RunItemResultDto {
    * @example {"source":"response","steps":[{"type":"tool_call","name":"search_kb","arguments":{"query":"reset password"},"output":["kb/security/reset-password"],"call_id":"call_1"}]}
    */
   trajectory: Record<string, any> | null;
-  /** @example null */
+  /**
+   * @format int64
+   * @example null
+   */
   turn: number | null;
   /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */
   usage: Record<string, any> | null;
@@ -12570,12 +13345,16 @@ export interface RunItemResultDto {
 export interface RunMetricView {
   /** @example "answer-correctness" */
   config_name: string | null;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number | null;
   /** @example true */
   gating: boolean;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -12600,6 +13379,7 @@ export interface RunOnlineAlertCheckParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
   check: string;
@@ -12631,12 +13411,14 @@ export interface RunQualityChecksParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   run: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -12644,10 +13426,18 @@ export interface RunQualityChecksParams {
 export interface RunQualityChecksRequest {
   /**
    * Checks to run, each `{ "check": id, "params": {...} }`; default: every applicable check with default params
+   * @maxItems 14
    * @example [{"check":"pii"},{"check":"near_duplicates","params":{"threshold":0.9}}]
    */
   checks?: {
-    check: string;
+    check:
+      | "exact_duplicates"
+      | "near_duplicates"
+      | "empty_fields"
+      | "pii"
+      | "length_outliers"
+      | "language_mismatch"
+      | "label_leakage";
     params?: Record<string, any>;
   }[];
 }
@@ -12685,6 +13475,7 @@ export interface RunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -12692,6 +13483,7 @@ export interface RunResponse {
   dataset_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
    */
   eval_config_id: string | null;
@@ -12704,6 +13496,7 @@ export interface RunResponse {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
@@ -12712,6 +13505,7 @@ export interface RunResponse {
   name: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
    */
   partition_id: string | null;
@@ -12732,6 +13526,7 @@ export interface RunResponse {
   rerun_mode: "all" | "errors" | "failed" | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   rerun_of: string | null;
@@ -12818,10 +13613,12 @@ export interface RunResultsQueryRequest {
   offset?: number;
   /**
    * Sort keys over the same fields, first wins; results keep dataset order after them
+   * @maxItems 5
    * @example [{"field":"latency_ms","direction":"desc"}]
    */
   sort?: {
     direction?: "asc" | "desc";
+    /** @maxLength 1000 */
     field: string;
   }[];
 }
@@ -12918,7 +13715,10 @@ export interface RunSessionTurnDto {
    * @example {"source":"response","steps":[{"type":"tool_call","name":"search_kb","arguments":{"query":"reset password"},"output":["kb/security/reset-password"],"call_id":"call_1"}]}
    */
   trajectory: Record<string, any> | null;
-  /** @example null */
+  /**
+   * @format int64
+   * @example null
+   */
   turn: number | null;
   /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */
   usage: Record<string, any> | null;
@@ -12994,7 +13794,10 @@ export interface ScoreInterval {
 }
 
 export interface ScoreValidityResponse {
-  /** @example 50 */
+  /**
+   * @format int64
+   * @example 50
+   */
   items: number;
   /** Mean |judge − human| in the scale's units */
   mean_absolute_error: EstimateFigureResponse;
@@ -13005,7 +13808,10 @@ export interface ScoreValidityResponse {
 export interface SdgAdapterResponse {
   /** @example {"input":"How do I {{dim.task}} in {{seed.product}}?","expected_output":"{{seed.answer}}"} */
   columns: Record<string, string> | null;
-  /** @example null */
+  /**
+   * @format int64
+   * @example null
+   */
   count: number | null;
   /**
    * @format date-time
@@ -13014,6 +13820,7 @@ export interface SdgAdapterResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -13027,6 +13834,7 @@ export interface SdgAdapterResponse {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   judge_id: string | null;
@@ -13079,6 +13887,7 @@ export interface SdgRunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -13103,6 +13912,7 @@ export interface SdgRunResponse {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
@@ -13115,6 +13925,7 @@ export interface SdgRunResponse {
   /**
    * The candidate version made, once succeeded
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id: string | null;
@@ -13126,6 +13937,7 @@ export interface SdgSeedDto {
   /**
    * Seed rows come from this dataset (its current version, or `version_id`)
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
@@ -13138,6 +13950,7 @@ export interface SdgSeedDto {
   limit?: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
@@ -13199,6 +14012,7 @@ export interface SealTraceLiveStreamParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   seal: string;
@@ -13303,6 +14117,7 @@ export interface SetMetricConfigDefaultsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13320,6 +14135,7 @@ export interface SetTraceDatasetRetentionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -13328,6 +14144,7 @@ export interface SetTraceLiveStreamParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -13336,6 +14153,7 @@ export interface SetTraceRetentionParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13344,6 +14162,7 @@ export interface SetWorkspaceEmbeddingConfigParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13360,11 +14179,13 @@ export interface SkipReviewItemParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
   skip: string;
@@ -13439,6 +14260,7 @@ export interface SpanTreeItem {
   child_count: number;
   /**
    * Its level, 1 for a root (null in a read of children)
+   * @format int64
    * @example 1
    */
   depth: number | null;
@@ -13487,6 +14309,7 @@ export interface StagedEditResponse {
   staged_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   staged_by: string | null;
@@ -13498,11 +14321,13 @@ export interface StartAnalysisRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -13511,11 +14336,13 @@ export interface StartClusterRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -13524,6 +14351,7 @@ export interface StartOnlineBackfillParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -13532,6 +14360,7 @@ export interface StartReviewJudgeRunParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -13547,6 +14376,7 @@ export interface StartReviewJudgeRunRequest {
   confidence?: number;
   /**
    * The rubric field whose final labels are the human verdicts: pass/fail, categorical (with `positive`) or numeric
+   * @maxLength 64
    * @pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$
    * @example "correct"
    */
@@ -13564,6 +14394,7 @@ export interface StartReviewJudgeRunRequest {
   positive?: string[];
   /**
    * Seed of the validation's bootstrap intervals (default 1)
+   * @format int32
    * @min 0
    * @max 2147483647
    * @example 7
@@ -13575,6 +14406,7 @@ export interface StartSdgRunParams {
   /**
    * The adapter's id
    * @format uuid
+   * @maxLength 36
    */
   adapterId: string;
 }
@@ -13597,16 +14429,19 @@ export interface StartSdgRunRequest {
   /**
    * The dataset that gets the generated rows as a new candidate version (the newest version's rows plus them)
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   target_dataset_id: string;
 }
 
 export interface StopCustomOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13632,6 +14467,7 @@ export interface StreamRunEventsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -13648,11 +14484,13 @@ export interface SubmitReviewLabelParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -13705,6 +14543,7 @@ export interface SutResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -13800,6 +14639,7 @@ export interface SweepTraceRetentionParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13833,11 +14673,13 @@ export interface TagTracesParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -13892,6 +14734,7 @@ export interface TestJudgeParams {
   /**
    * The judge's id
    * @format uuid
+   * @maxLength 36
    */
   judgeId: string;
 }
@@ -13935,6 +14778,7 @@ export interface TestPackageRecommendation {
   /**
    * null for built-ins
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   workspace_id: string | null;
@@ -13949,6 +14793,7 @@ export interface TestPlanDetailResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -13958,6 +14803,7 @@ export interface TestPlanDetailResponse {
   /**
    * The plan's id
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
@@ -13987,11 +14833,13 @@ export interface TestPlanDetailResponse {
   /**
    * This version's id
    * @format uuid
+   * @maxLength 36
    * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
    */
   version_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -14000,6 +14848,7 @@ export interface TestPlanDetailResponse {
 export interface TestPlanProjectRef {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -14021,6 +14870,7 @@ export interface TestPlanResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -14030,6 +14880,7 @@ export interface TestPlanResponse {
   /**
    * The plan's id
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
@@ -14052,11 +14903,13 @@ export interface TestPlanResponse {
   /**
    * This version's id
    * @format uuid
+   * @maxLength 36
    * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
    */
   version_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -14077,6 +14930,7 @@ export interface TestPlanSummaryResponse {
   description: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
@@ -14101,6 +14955,7 @@ export interface TestPlanSummaryResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -14138,6 +14993,7 @@ export interface TestPlanVersionPage {
   page_size: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   test_plan_id: string;
@@ -14153,6 +15009,7 @@ export interface TestPlanVersionSummary {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -14166,6 +15023,7 @@ export interface TestPlanVersionSummary {
   version: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
    */
   version_id: string;
@@ -14175,11 +15033,13 @@ export interface TestSutConnectionParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -14869,6 +15729,7 @@ export interface TraceRetentionResponse {
   datasets: DatasetRetentionItem[];
   /**
    * The workspace's default for trace datasets, uploads and landing payloads (null: kept forever)
+   * @format int64
    * @example 30
    */
   retention_days: number | null;
@@ -15188,11 +16049,13 @@ export interface TrendRequest {
   /**
    * Runs created at or after this time
    * @format date-time
+   * @maxLength 64
    * @example "2025-04-01T00:00:00.000Z"
    */
   from?: string;
   /**
    * A project dimension: one series per value (rows without a value are `null`)
+   * @maxLength 64
    * @example "topic"
    */
   group_by?: string;
@@ -15224,6 +16087,7 @@ export interface TrendRequest {
   /**
    * Runs created before this time
    * @format date-time
+   * @maxLength 64
    * @example "2025-06-01T00:00:00.000Z"
    */
   to?: string;
@@ -15281,6 +16145,7 @@ export interface UntagTracesParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -15298,6 +16163,7 @@ export interface UntagTracesParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -15320,6 +16186,7 @@ export interface UpdateAlertRuleRequest {
   alpha_resolve?: number;
   /**
    * How often the rule is checked, 10 s .. 1 day (default 300)
+   * @format int32
    * @min 10
    * @max 86400
    * @example 300
@@ -15337,6 +16204,7 @@ export interface UpdateAlertRuleRequest {
   enabled?: boolean;
   /**
    * Breaches in a row that fire the alert, 1..100 (default 3)
+   * @format int32
    * @min 1
    * @max 100
    * @example 3
@@ -15349,6 +16217,7 @@ export interface UpdateAlertRuleRequest {
   kind?: "pass_rate";
   /**
    * The metric of the evaluator's scores the rule watches
+   * @maxLength 200
    * @pattern ^[A-Za-z0-9_.:-]{1,200}$
    * @example "helpfulness"
    */
@@ -15362,6 +16231,7 @@ export interface UpdateAlertRuleRequest {
   min_drop?: number;
   /**
    * Fewer scores with a verdict in either window give no verdict, 1..1,000,000 (default 100)
+   * @format int32
    * @min 1
    * @max 1000000
    * @example 100
@@ -15376,6 +16246,7 @@ export interface UpdateAlertRuleRequest {
   name?: string;
   /**
    * Length of the recent window, 60 s .. 366 days (default 3600)
+   * @format int32
    * @min 60
    * @max 31622400
    * @example 3600
@@ -15385,6 +16256,7 @@ export interface UpdateAlertRuleRequest {
   reference?: AlertReferenceDto;
   /**
    * Calm checks in a row that resolve it, 1..100 (default 3)
+   * @format int32
    * @min 1
    * @max 100
    * @example 3
@@ -15395,22 +16267,26 @@ export interface UpdateAlertRuleRequest {
 export interface UpdateBrandingRequest {
   /**
    * `#RRGGBB`.
+   * @maxLength 7
    * @pattern ^#[0-9A-Fa-f]{6}$
    * @example "#F97316"
    */
   accent_color: string;
   /**
    * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @maxLength 349554
    * @example "https://example.com/favicon.png"
    */
   favicon_url?: string | null;
   /**
    * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @maxLength 349554
    * @example "https://example.com/logo.svg"
    */
   logo_url: string;
   /**
    * `#RRGGBB`.
+   * @maxLength 7
    * @pattern ^#[0-9A-Fa-f]{6}$
    * @example "#0F766E"
    */
@@ -15424,6 +16300,7 @@ export interface UpdateBrandingRequest {
   product_name: string;
   /**
    * An https URL or `mailto:` address.
+   * @maxLength 2048
    * @example "https://help.example.com"
    */
   support_url?: string | null;
@@ -15480,6 +16357,7 @@ export interface UpdateDatasetParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -15509,6 +16387,7 @@ export interface UpdateJudgeParams {
   /**
    * The judge's id
    * @format uuid
+   * @maxLength 36
    */
   judgeId: string;
 }
@@ -15517,6 +16396,7 @@ export interface UpdateJudgeParams {
 export interface UpdateJudgeRequest {
   /**
    * azure_openai: the API version (default 2024-10-21)
+   * @maxLength 18
    * @pattern ^\d{4}-\d{2}-\d{2}(-preview)?$
    * @example "2024-10-21"
    */
@@ -15558,6 +16438,7 @@ export interface UpdateJudgeRequest {
    */
   model?: string;
   /**
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "gpt-4o-mini-judge"
    */
@@ -15570,6 +16451,7 @@ export interface UpdateJudgeRequest {
   /**
    * The workspace secret holding the API key (admins); null removes it
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
@@ -15586,11 +16468,13 @@ export interface UpdateMemberRoleParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -15620,6 +16504,7 @@ export interface UpdateOnlineAlertRuleParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
 }
@@ -15628,6 +16513,7 @@ export interface UpdateOnlineEvaluatorParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -15647,6 +16533,7 @@ export interface UpdateOnlineEvaluatorRequest {
   /**
    * The judge of judged metrics whose config names none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
@@ -15659,6 +16546,7 @@ export interface UpdateOnlineEvaluatorRequest {
   mapping?: TargetMappingDto;
   /**
    * 1..20 metrics, each a metric config or a built-in
+   * @maxItems 20
    * @minItems 1
    * @example [{"name":"helpfulness"}]
    */
@@ -15696,6 +16584,7 @@ export interface UpdateProjectParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -15703,6 +16592,7 @@ export interface UpdateProjectParams {
 export interface UpdateProjectRequest {
   /**
    * Replaces the linked datasets
+   * @maxItems 100
    * @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c","f0eef60d-4b04-4046-aa3a-779fe13e072d"]
    */
   dataset_ids?: string[];
@@ -15717,12 +16607,14 @@ export interface UpdateProjectRequest {
    */
   dimensions?: DimensionDefinition[];
   /**
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-bot-release"
    */
   name?: string;
   /**
    * Replaces the linked SUTs
+   * @maxItems 100
    * @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"]
    */
   sut_ids?: string[];
@@ -15732,12 +16624,16 @@ export interface UpdateReportContentParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
 
 export interface UpdateReportContentRequest {
-  /** The sections to change; the others stay as they are */
+  /**
+   * The sections to change; the others stay as they are
+   * @maxItems 6
+   */
   sections: SectionEdit[];
   /**
    * A new report title
@@ -15752,6 +16648,7 @@ export interface UpdateReportSettingsRequest {
   /**
    * The config new reports use when the request names none (null: every built-in section)
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   default_config_id?: string | null;
@@ -15762,6 +16659,7 @@ export interface UpdateReportSettingsRequest {
   default_format?: "markdown" | "html" | "pdf";
   /**
    * Formats exports and downloads may use (1..3)
+   * @maxItems 3
    * @minItems 1
    * @example ["markdown","html","pdf"]
    */
@@ -15769,11 +16667,13 @@ export interface UpdateReportSettingsRequest {
   /**
    * The judge that writes narratives (null: the deterministic template)
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -15783,12 +16683,16 @@ export interface UpdateReviewQueueParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
 
 export interface UpdateReviewQueueRequest {
-  /** @example [] */
+  /**
+   * @maxItems 100
+   * @example []
+   */
   adjudicators?: string[] | null;
   /**
    * @maxLength 2000
@@ -15813,7 +16717,10 @@ export interface UpdateReviewQueueRequest {
    * @example 2
    */
   overlap?: number;
-  /** @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"] */
+  /**
+   * @maxItems 100
+   * @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"]
+   */
   reviewers?: string[] | null;
   /** A new rubric: the queue's next rubric version (labels keep the version they were given under) */
   rubric?: RubricDto;
@@ -15833,6 +16740,7 @@ export interface UpdateRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -15854,11 +16762,13 @@ export interface UpdateSecretParams {
   /**
    * The secret's id
    * @format uuid
+   * @maxLength 36
    */
   secretId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -15869,7 +16779,10 @@ export interface UpdateSecretRequest {
    * @example "Rotated key of the support-bot-v2 calls"
    */
   description?: string;
-  /** @example "OPENAI_API_KEY" */
+  /**
+   * @maxLength 100
+   * @example "OPENAI_API_KEY"
+   */
   name?: string;
   /**
    * A new value replaces the old one
@@ -15884,11 +16797,13 @@ export interface UpdateSutConnectionParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -15897,6 +16812,7 @@ export interface UpdateSutParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -15927,6 +16843,7 @@ export interface UpdateUserParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -15952,6 +16869,7 @@ export interface UpdateWorkspaceParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -15975,11 +16893,13 @@ export interface UploadDatasetForm {
   /**
    * Add the file as a new version of this dataset instead of creating one
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id?: string;
   /**
    * CSV field delimiter, one character (default `,`)
+   * @maxLength 1
    * @pattern ^[^\r\n"]$
    * @example ","
    */
@@ -15990,8 +16910,9 @@ export interface UploadDatasetForm {
    */
   description?: string;
   /**
-   * The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet
+   * The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet; at most `UPLOAD_MAX_BYTES` (default 1 GiB)
    * @format binary
+   * @maxLength 1073741824
    */
   file: File;
   /**
@@ -16024,6 +16945,7 @@ export interface UploadDatasetParams {
   /**
    * The workspace that will own the dataset (members and above)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -16045,6 +16967,7 @@ export interface UploadOutputsRequest {
   complete?: boolean;
   /**
    * 1..10000 outputs per request (send more in several requests); rows never uploaded are recorded as errors when scoring starts
+   * @maxItems 10000
    * @minItems 1
    */
   results: UploadedOutputDto[];
@@ -16054,19 +16977,24 @@ export interface UploadRunOutputsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface UploadTraceFileParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
 export interface UploadTracesForm {
   /**
-   * The trace file: OTLP/JSON, JSON Lines, a JSON array of span records, or OTLP/protobuf (.pb)
+   * The trace file: OTLP/JSON, JSON Lines, a JSON array of span records, or OTLP/protobuf (.pb); at most `UPLOAD_MAX_BYTES` (default 1 GiB, the bound stated), larger is 413
    * @format binary
+   * @maxLength 1073741824
    */
   file: File;
 }
@@ -16112,6 +17040,7 @@ export interface UploadedOutputDto {
   /**
    * The dataset row (its `_row_id`) this output answers; every repetition of the row takes it
    * @format uuid
+   * @maxLength 36
    * @example "0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11"
    */
   row_id: string;
@@ -16245,11 +17174,13 @@ export interface ValidateConnectionAdapterParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -16290,6 +17221,7 @@ export interface ValidateJudgeWithQueueRequest {
   /**
    * The run judged (a dataset-version queue names it; a run queue defaults to its run). It must be over the queue's dataset version
    * @format uuid
+   * @maxLength 36
    * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
    */
   run_id?: string;
@@ -16306,6 +17238,7 @@ export interface ValidateJudgeWithReviewQueueParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -16313,10 +17246,14 @@ export interface ValidateJudgeWithReviewQueueParams {
 export interface ValidationRefResponse {
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   id: string;
@@ -16556,6 +17493,7 @@ export interface WorkspaceMetricConfigDefault {
   config_name: string | null;
   /**
    * null: follows the config's newest version
+   * @format int64
    * @example 2
    */
   config_version: number | null;
@@ -16575,6 +17513,7 @@ export interface WorkspaceMetricConfigDefault {
   set_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   set_by: string | null;
