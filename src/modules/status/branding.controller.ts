@@ -41,6 +41,10 @@ export class BrandingController {
     headers: { ETag: { description: 'Strong entity tag of this representation', schema: { type: 'string' } } },
   })
   @ApiResponse({ status: 304, description: 'Not modified: your copy (If-None-Match) is current; empty body' })
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'validation_failed: If-None-Match is longer than 1024 characters',
+  })
   async read(
     @IfNoneMatch() ifNoneMatch: IfNoneMatchCondition,
     @Res({ passthrough: true }) res: Response,

@@ -17953,6 +17953,7 @@ export class EvaluationWorkspaceClient<
      * @request GET:/branding
      * @response `200` `BrandingResponse` The current branding
      * @response `304` `void` Not modified: your copy (If-None-Match) is current; empty body
+     * @response `400` `ProblemResponse` validation_failed: If-None-Match is longer than 1024 characters
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     getBranding: (params: RequestParams = {}) =>
