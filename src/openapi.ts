@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { completeOpenApiDocument } from '#libs/common/openapi-completion.js';
 import { admitNullReferences } from '#libs/common/openapi-nullable.js';
+import { stateImpliedBounds } from '#libs/common/openapi-bounds.js';
 import { EXAMPLE_OTLP_LOGS_REQUEST, EXAMPLE_OTLP_REQUEST } from './modules/traces/dto/traces.dto.js';
 import { describeOtlpErrors, describeOtlpRoute } from './modules/traces/otlp-http.js';
 import { SERVICE_VERSION } from './version.js';
@@ -84,6 +85,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     servers: [{ url: '/', description: 'This service' }],
   });
   describeOtlpErrors(completed as never);
+  stateImpliedBounds(completed);
   return completed;
 }
 

@@ -20,4 +20,14 @@ describe('SortKeys', () => {
     for (const sort of ['topic', { field: 'topic' }, null])
       expect(errors({ sort }).map((e) => e.property)).toEqual(['sort']);
   });
+
+  it('refuses more than five keys, and a field past 1000 characters', () => {
+    const keys = (n: number) => Array.from({ length: n }, (_, i) => ({ field: `c${i}` }));
+    expect(errors({ sort: keys(5) })).toHaveLength(0);
+    expect(errors({ sort: keys(6) }).map((e) => Object.keys(e.constraints ?? {}))).toEqual([['arrayMaxSize']]);
+    expect(errors({ sort: [{ field: 'x'.repeat(1000) }, null] })).toHaveLength(0);
+    expect(errors({ sort: [{ field: 'x'.repeat(1001) }] }).map((e) => Object.keys(e.constraints ?? {}))).toEqual([
+      ['sortFieldLength'],
+    ]);
+  });
 });

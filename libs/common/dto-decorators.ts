@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsArray, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, ValidateBy, ValidateIf } from 'class-validator';
 
 /**
  * Validates the property only when the request carries it: an absent (undefined) field skips its
@@ -16,22 +16,46 @@ export function Trim(): PropertyDecorator {
   return Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 }
 
+/** Sort keys a query takes, and the length of a key's field (the query language's limits, docs/query-language.md). */
+export const SORT_KEYS_MAX = 5;
+export const FIELD_PATH_MAX = 1000;
+
 /**
  * A query's sort keys over the query language's fields, `[{field, direction}]`, first wins
- * (docs/query-language.md): optional, an array, documented with the example given.
+ * (docs/query-language.md): optional, an array of at most `SORT_KEYS_MAX` keys whose fields are at
+ * most `FIELD_PATH_MAX` characters, documented with the example given.
  */
 export function SortKeys(example: Array<{ field: string; direction: 'asc' | 'desc' }>): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({
       type: 'array',
+      maxItems: SORT_KEYS_MAX,
       items: {
         type: 'object',
-        properties: { field: { type: 'string' }, direction: { type: 'string', enum: ['asc', 'desc'] } },
+        properties: {
+          field: { type: 'string', maxLength: FIELD_PATH_MAX },
+          direction: { type: 'string', enum: ['asc', 'desc'] },
+        },
         required: ['field'],
       },
       example,
     }),
     ValidateIfPresent(),
     IsArray(),
+    ArrayMaxSize(SORT_KEYS_MAX),
+    ValidateBy({
+      name: 'sortFieldLength',
+      validator: {
+        // Not a list is @IsArray's to say; this one reads a list's fields only.
+        validate: (keys: unknown) =>
+          !Array.isArray(keys) ||
+          keys.every(
+            (key) =>
+              typeof (key as { field?: unknown })?.field !== 'string' ||
+              (key as { field: string }).field.length <= FIELD_PATH_MAX,
+          ),
+        defaultMessage: (args) => `each field of ${args?.property} must be at most ${FIELD_PATH_MAX} characters`,
+      },
+    }),
   );
 }

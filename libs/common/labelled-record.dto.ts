@@ -30,6 +30,7 @@ export class UpdateLabelledRecordRequest {
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(20)
+  @MaxLength(64, { each: true })
   @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 }

@@ -25,6 +25,34 @@ export const ANY_JSON_OR_NULL = {
   ],
 };
 
+/** The longest name and value an `IsStringRecord` member holds. */
+export const STRING_RECORD = { nameMax: 200, valueMax: 8000 } as const;
+
+/** The OpenAPI schema of an `IsStringRecord(maxKeys)` member. */
+export function stringRecordSchema(maxKeys: number) {
+  return {
+    type: 'object',
+    maxProperties: maxKeys,
+    additionalProperties: { type: 'string', maxLength: STRING_RECORD.valueMax },
+  } as const;
+}
+
+/**
+ * `ANY_JSON` (or `ANY_JSON_OR_NULL`) as `IsBoundedJson(maxBytes)` bounds it: no string longer than
+ * that many bytes of JSON hold, no list of more elements (each takes a byte and a comma at least).
+ */
+export function boundedJsonSchema(schema: typeof ANY_JSON | typeof ANY_JSON_OR_NULL, maxBytes: number) {
+  return {
+    oneOf: schema.oneOf.map((alternative) =>
+      alternative.type === 'string'
+        ? { ...alternative, maxLength: maxBytes }
+        : alternative.type === 'array'
+          ? { ...alternative, maxItems: Math.floor(maxBytes / 2) }
+          : alternative,
+    ),
+  };
+}
+
 /** A plain object whose values are all strings (headers, query parameters): at most `maxKeys` keys, names and values bounded. */
 export function IsStringRecord(maxKeys = 50, options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
@@ -33,7 +61,7 @@ export function IsStringRecord(maxKeys = 50, options?: ValidationOptions): Prope
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: `$property must be an object of at most ${maxKeys} string values (names up to 200, values up to 8000 characters)`,
+        message: `$property must be an object of at most ${maxKeys} string values (names up to ${STRING_RECORD.nameMax}, values up to ${STRING_RECORD.valueMax} characters)`,
         ...options,
       },
       validator: {
@@ -42,7 +70,55 @@ export function IsStringRecord(maxKeys = 50, options?: ValidationOptions): Prope
           const entries = Object.entries(value);
           return (
             entries.length <= maxKeys &&
-            entries.every(([k, v]) => k.length > 0 && k.length <= 200 && typeof v === 'string' && v.length <= 8000)
+            entries.every(
+              ([k, v]) =>
+                k.length > 0 &&
+                k.length <= STRING_RECORD.nameMax &&
+                typeof v === 'string' &&
+                v.length <= STRING_RECORD.valueMax,
+            )
+          );
+        },
+      },
+    });
+}
+
+/** The bounds of an `IsStringListRecord` member: keys, values per key, characters per value (and per key). */
+export interface StringListBounds {
+  maxKeys: number;
+  maxItems: number;
+  maxLength: number;
+}
+
+/** The OpenAPI schema of an `IsStringListRecord(bounds)` member. */
+export function stringListRecordSchema({ maxKeys, maxItems, maxLength }: StringListBounds) {
+  return {
+    type: 'object',
+    maxProperties: maxKeys,
+    additionalProperties: { type: 'array', maxItems, items: { type: 'string', maxLength } },
+  } as const;
+}
+
+/** A plain object whose values are lists of strings (dimension -> values): every count and length bounded. */
+export function IsStringListRecord(bounds: StringListBounds, options?: ValidationOptions): PropertyDecorator {
+  const { maxKeys, maxItems, maxLength } = bounds;
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isStringListRecord',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: `$property must be an object of at most ${maxKeys} lists of at most ${maxItems} strings (names and values up to ${maxLength} characters)`,
+        ...options,
+      },
+      validator: {
+        validate(value: unknown) {
+          if (!isPlainObject(value)) return false;
+          const entries = Object.entries(value as object);
+          const text = (v: unknown) => typeof v === 'string' && v.length <= maxLength;
+          return (
+            entries.length <= maxKeys &&
+            entries.every(([k, list]) => text(k) && Array.isArray(list) && list.length <= maxItems && list.every(text))
           );
         },
       },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
-import { getMetadataStorage } from 'class-validator';
+import { getMetadataStorage, IsArray, IsString, MaxLength } from 'class-validator';
 import { admitsNull } from '#libs/common/openapi-nullable.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +26,26 @@ interface Metadata {
 
 type Dto = new () => object;
 
+interface DocumentedMember {
+  nullable?: boolean;
+  anyOf?: unknown[];
+  maxLength?: number;
+  maxItems?: number;
+  items?: { maxLength?: number };
+}
+
+/** Validators that hold a string to a bound (a length, a list of values, a UUID's 36 characters, a trace id's length). */
+const STRING_BOUNDS = new Set(['maxLength', 'isLength', 'isIn', 'isEnum', 'isUuid', 'isTraceRef']);
+/** Validators that say a member is text. */
+const TEXT = new Set(['isString', 'matches', 'isEmail', 'isUrl', 'isDateString', 'isIso8601']);
+
+/** Request members whose text is bounded by a check of their own (named), with the bound the document states. */
+const BOUNDED_BY_THEIR_OWN_CHECK: Record<string, string> = {
+  'UpdateBrandingRequest.logo_url': 'isImageUrl: an https URL of 2048 characters or a data URL of 256 KiB decoded',
+  'UpdateBrandingRequest.favicon_url': 'isImageUrl, the same',
+  'UpdateBrandingRequest.support_url': 'isSupportUrl: an https URL of 2048 characters or a mailto: address of 320',
+};
+
 /**
  * Rules every request DTO follows, read from the class-validator metadata of every class a
  * controller takes as `@Body()` or `@Query()` (and the classes nested in them), so a new
@@ -35,7 +55,11 @@ type Dto = new () => object;
  *   `"limit": 9007199254740993` is a 400 naming it, never PostgreSQL's "out of range";
  * - a body member takes `null` only where the OpenAPI document says `nullable`: `@IsOptional`
  *   (which lets null through) only there, `@ValidateIfPresent()` (libs/common/dto-decorators.ts) elsewhere;
- * - nested objects are declared with `@NestedObject`, which refuses an array in an object's place.
+ * - nested objects are declared with `@NestedObject`, which refuses an array in an object's place;
+ * - a string has a bound it is refused past (`@MaxLength`, `@Length`, `@IsIn`, `@IsEnum`, `@IsUUID`)
+ *   and a list an `@ArrayMaxSize`, and a body's schema in the document states the same bound
+ *   (`maxLength`, `maxItems`), so what is enforced is what is documented (test/contract/openapi-owasp
+ *   holds the document to the OWASP ruleset).
  */
 describe('request DTOs', () => {
   const bodies = new Set<Dto>();
@@ -44,7 +68,7 @@ describe('request DTOs', () => {
     getTargetValidationMetadatas(target: Dto, schema: string, always: boolean, strictGroups: boolean): Metadata[];
   };
   const document = JSON.parse(readFileSync(join(root, 'docs', 'openapi.json'), 'utf8')) as {
-    components: { schemas: Record<string, { properties?: Record<string, { nullable?: boolean; anyOf?: unknown[] }> }> };
+    components: { schemas: Record<string, { properties?: Record<string, DocumentedMember> }> };
   };
 
   /** Every DTO reachable from `roots` through @NestedObject, with the path it was reached by. */
@@ -139,5 +163,67 @@ describe('request DTOs', () => {
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  /** What `cls` (reached by `via`) leaves unbounded, or enforces without documenting. */
+  function boundOffenders(cls: Dto, via: string): string[] {
+    const offenders: string[] = [];
+    const documented = document.components.schemas[cls.name]?.properties ?? {};
+    for (const [property, metas] of properties(cls)) {
+      const names = new Set(metas.map((m) => m.name));
+      const constraint = (name: string) => metas.find((m) => m.name === name)?.constraints?.[0] as number | undefined;
+      const text = [...names].some((n) => TEXT.has(n!));
+      if (
+        text &&
+        ![...names].some((n) => STRING_BOUNDS.has(n!)) &&
+        !BOUNDED_BY_THEIR_OWN_CHECK[`${cls.name}.${property}`]
+      )
+        offenders.push(`${via}: ${property} is text without @MaxLength (or @IsIn, @IsEnum, @IsUUID)`);
+      if (names.has('isArray') && !names.has('arrayMaxSize'))
+        offenders.push(`${via}: ${property} is a list without @ArrayMaxSize`);
+      // A class the document names (a body, a nested object) states what it enforces.
+      if (!document.components.schemas[cls.name]) continue;
+      const member = documented[property];
+      const maxItems = constraint('arrayMaxSize');
+      if (maxItems !== undefined && member?.maxItems !== maxItems)
+        offenders.push(
+          `${via}: ${property} enforces @ArrayMaxSize(${maxItems}) but documents maxItems ${member?.maxItems}`,
+        );
+      const maxLength = constraint('maxLength');
+      const each = metas.find((m) => m.name === 'maxLength') as { each?: boolean } | undefined;
+      const stated = each?.each ? member?.items?.maxLength : member?.maxLength;
+      if (maxLength !== undefined && member && stated !== maxLength)
+        offenders.push(`${via}: ${property} enforces @MaxLength(${maxLength}) but documents maxLength ${stated}`);
+    }
+    return offenders;
+  }
+
+  it('bound every string and list, and document the bound a body enforces', () => {
+    const offenders = [...reachable(new Set([...bodies, ...queries]))].flatMap(([cls, via]) =>
+      boundOffenders(cls, via),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('find an unbounded string and list, and a bound the document does not state (planted)', () => {
+    class PlantedRequest {
+      @IsString()
+      name: string;
+      @IsArray()
+      tags: string[];
+    }
+    // Planted under a documented schema's name, enforcing a bound other than the one documented (1000).
+    class CreateSecretRequest {
+      @IsString()
+      @MaxLength(7)
+      description: string;
+    }
+    expect(boundOffenders(PlantedRequest, 'PlantedRequest')).toEqual([
+      'PlantedRequest: name is text without @MaxLength (or @IsIn, @IsEnum, @IsUUID)',
+      'PlantedRequest: tags is a list without @ArrayMaxSize',
+    ]);
+    expect(boundOffenders(CreateSecretRequest, 'CreateSecretRequest')).toEqual([
+      'CreateSecretRequest: description enforces @MaxLength(7) but documents maxLength 1000',
+    ]);
   });
 });

@@ -69,7 +69,9 @@ type HostileVariant =
   /** A number member set to a value at or past the edges of a double or of 2^53 (raw JSON text: 1e400 is not a JS number). */
   | { kind: 'extreme-number'; member: number; raw: string }
   /** A numeric query parameter set to the same, or to NaN-like text. */
-  | { kind: 'extreme-query'; param: number; value: string };
+  | { kind: 'extreme-query'; param: number; value: string }
+  /** A member one past its documented bound: `maxLength` + 1 characters, `maxItems` + 1 elements, `maximum` + 1. */
+  | { kind: 'past-bound'; member: number };
 
 const EXTREME_NUMBERS = [
   '9007199254740993',
@@ -103,7 +105,11 @@ interface Targets {
   optional: BodyMember[];
   numbers: BodyMember[];
   numericQuery: Array<{ name: string; schema: Schema }>;
+  bounded: BodyMember[];
 }
+
+/** Bounds one past which a request still fits the body limit (a longer string or list meets 413 first). */
+const PAST_BOUND_FITS = { maxLength: 100_000, maxItems: 10_000 };
 
 function targetsOf(document: OpenApiDocument, op: WalkedOperation): Targets {
   const members = op.consumes === 'application/json' ? bodyMembers(document, op.bodySchema) : [];
@@ -115,6 +121,13 @@ function targetsOf(document: OpenApiDocument, op: WalkedOperation): Targets {
     optional: members.filter((m) => m.optional),
     numbers: members.filter((m) => m.schema.type === 'integer' || m.schema.type === 'number'),
     numericQuery: op.queryParams.filter((q) => q.schema.type === 'integer' || q.schema.type === 'number'),
+    bounded: members.filter(({ schema: s }) =>
+      s.type === 'string'
+        ? s.maxLength !== undefined && s.maxLength < PAST_BOUND_FITS.maxLength
+        : s.type === 'array'
+          ? s.maxItems !== undefined && s.maxItems < PAST_BOUND_FITS.maxItems
+          : s.type === 'integer' && s.maximum !== undefined && s.maximum < Number.MAX_SAFE_INTEGER,
+    ),
   };
 }
 
@@ -151,6 +164,8 @@ function hostileVariantsFor(op: WalkedOperation, targets: Targets): fc.Arbitrary
       );
     if (targets.optional.length)
       arbitraries.push(fc.record({ kind: fc.constant('null-member' as const), member: fc.nat() }));
+    if (targets.bounded.length)
+      arbitraries.push(fc.record({ kind: fc.constant('past-bound' as const), member: fc.nat() }));
     if (targets.numbers.length)
       arbitraries.push(
         fc.record({
@@ -471,7 +486,7 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
           let text: string | undefined = op.consumes === 'application/json' ? JSON.stringify(base ?? {}) : undefined;
           let target = '';
           // What the answer must be, beyond "below 500": the json_too_deep code, a 400 naming a field, or any 4xx.
-          let expect: { code?: string; field?: string; refused?: boolean } = {};
+          let expect: { code?: string; field?: string; refused?: boolean; enclosing?: boolean } = {};
           if (v.kind === 'deep') {
             const deep = nest(v.shape, v.levels);
             const members = targets.strings.length ? [...targets.strings, ...targets.objectPlaces] : [];
@@ -512,6 +527,22 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             });
             // Every integer has a documented maximum of at most 2^31 - 1, and 1e400 is no finite number.
             if ((m.schema.type === 'integer' && v.raw !== '-0') || /e400/.test(v.raw)) expect = { refused: true };
+          } else if (v.kind === 'past-bound') {
+            const m = targets.bounded[v.member % targets.bounded.length];
+            // class-validator names a list's own rules, `each` ones included, by the list (`tags`, not `tags.0`).
+            target = dotted(typeof m.path.at(-1) === 'number' ? m.path.slice(0, -1) : m.path);
+            const s = m.schema;
+            const element = s.items && sample(document, s.items, idsOf, String(m.path.at(-1)));
+            const value =
+              s.type === 'string'
+                ? 'x'.repeat(s.maxLength! + 1)
+                : s.type === 'array'
+                  ? Array.from({ length: s.maxItems! + 1 }, () => element)
+                  : s.maximum! + 1;
+            text = JSON.stringify(withValueAt(document, base, op.bodySchema, m.path, value, idsOf));
+            // A 400 naming the member, or a member holding it (a list's check of its elements names the list);
+            // its code is the operation's own (validation_failed, mcp_message_invalid).
+            expect = { field: target, enclosing: true };
           } else {
             const q = targets.numericQuery[v.param % targets.numericQuery.length];
             target = q.name;
@@ -549,7 +580,11 @@ describe('security: fuzzing every operation from the OpenAPI document', () => {
             );
           else if (
             expect.field !== undefined &&
-            !(res.body?.errors ?? []).some((e: { field?: string }) => e.field === expect.field)
+            (res.status !== 400 ||
+              !(res.body?.errors ?? []).some(
+                (e: { field?: string }) =>
+                  e.field === expect.field || (expect.enclosing && expect.field!.startsWith(`${e.field}.`)),
+              ))
           )
             stats.hostileMissed.push(
               `${label}: the 400 does not name ${expect.field}: ${JSON.stringify(res.body).slice(0, 160)}`,

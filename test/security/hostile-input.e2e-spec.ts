@@ -636,5 +636,27 @@ describe('security: hostile input is a 400 problem, never a 500', () => {
         expectProblem(res, 400);
       }
     });
+
+    it('answers text path parameters and conditional headers past their documented bound with 400 naming them', async () => {
+      const fields = (res: { body: { errors?: Array<{ field: string }> } }) => res.body.errors?.map((e) => e.field);
+      for (const [url, name] of [
+        [`/templates/${'x'.repeat(101)}`, 'name'],
+        [`/sdk/versions/${'9'.repeat(33)}/download`, 'version'],
+      ]) {
+        const res = await t.http.get(url).set(r.member.auth);
+        expectProblem(res, 400);
+        expect([res.body.error_code, fields(res)]).toEqual(['validation_failed', [name]]);
+      }
+      const etags = Array.from({ length: 40 }, (_, i) => `"etag-${i}-0123456789abcdef"`).join(', ');
+      const res = await t.http.get('/branding').set('If-None-Match', etags);
+      expectProblem(res, 400);
+      expect([etags.length > 1024, res.body.error_code, fields(res)]).toEqual([
+        true,
+        'validation_failed',
+        ['If-None-Match'],
+      ]);
+      // At the bound, a text parameter reaches the operation (an unknown template is its own 404).
+      expect((await t.http.get(`/templates/${'x'.repeat(100)}`).set(r.member.auth)).status).toBe(404);
+    });
   });
 });

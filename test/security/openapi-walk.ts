@@ -12,8 +12,11 @@ export type Schema = {
   required?: string[];
   items?: Schema;
   minItems?: number;
+  maxItems?: number;
   minimum?: number;
+  maximum?: number;
   minLength?: number;
+  maxLength?: number;
   pattern?: string;
   oneOf?: Schema[];
   anyOf?: Schema[];

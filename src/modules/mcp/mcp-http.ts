@@ -42,23 +42,36 @@ export async function refusalAsProblem(response: Response): Promise<Response> {
 const MESSAGE_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
 
 /**
- * A body whose message (or a message of its batch) carries a member no JSON-RPC message has,
- * refused before the transport reads it: 400 mcp_message_invalid naming the member, as the
+ * A body whose message (or a message of its batch) carries a member no JSON-RPC message has, or
+ * an `id` or `method` past its documented bound, refused before the transport reads it: 400 mcp_message_invalid naming the member, as the
  * service names every member it refuses, and a JSON-RPC error response as well.
  */
 export function refuseStrayMembers(body: unknown): void {
   const messages = Array.isArray(body) ? body : [body];
   for (const [i, message] of messages.entries()) {
     if (!message || typeof message !== 'object' || Array.isArray(message)) continue;
+    const at = (member: string) => (Array.isArray(body) ? `[${i}].${member}` : member);
     const stray = Object.keys(message).find((member) => !MESSAGE_MEMBERS.has(member));
-    if (stray === undefined) continue;
-    const field = Array.isArray(body) ? `[${i}].${stray}` : stray;
-    const detail = `${field} is not a member of a JSON-RPC message (jsonrpc, id, method, params, result, error)`;
-    throw new DomainError(McpErrors.mcp_message_invalid, detail, {
-      errors: [{ field, message: 'not a member of a JSON-RPC message' }],
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: -32600, message: detail },
-    });
+    if (stray !== undefined)
+      refuse(at(stray), 'not a member of a JSON-RPC message (jsonrpc, id, method, params, result, error)');
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if (typeof id === 'string' && id.length > MCP_TEXT_MAX)
+      refuse(at('id'), `must be at most ${MCP_TEXT_MAX} characters`);
+    if (typeof id === 'number' && !Number.isSafeInteger(id)) refuse(at('id'), 'must be an integer within ±(2^53 - 1)');
+    if (typeof method === 'string' && method.length > MCP_TEXT_MAX)
+      refuse(at('method'), `must be at most ${MCP_TEXT_MAX} characters`);
   }
+}
+
+/** The longest `id` or `method` text a message may carry (the document's `maxLength`). */
+export const MCP_TEXT_MAX = 200;
+
+function refuse(field: string, message: string): never {
+  const detail = `${field} ${message}`;
+  throw new DomainError(McpErrors.mcp_message_invalid, detail, {
+    errors: [{ field, message }],
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32600, message: detail },
+  });
 }

@@ -57,6 +57,8 @@ export class McpController {
     required: false,
     description: 'The protocol revision the client negotiated (e.g. 2025-11-25)',
     example: '2025-11-25',
+    // The transport refuses a revision it does not support (400); each is a date.
+    schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10 },
   })
   @ApiBody({ schema: { ...MCP_MESSAGE_SCHEMA, example: MCP_REQUEST_EXAMPLE } })
   @ApiOkResponse({

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
@@ -14,6 +14,7 @@ import {
   RegistryOpView,
 } from './dto/ops.dto.js';
 import { OpRegistry } from './op-registry.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 @ApiTags('ops')
 @Controller('ops')
@@ -60,7 +61,7 @@ export class OpsController {
   @ApiOkResponse({ type: RegistryOpView })
   get(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('name') name: string,
+    @TextParam('name', PATH_TEXT.name) name: string,
     @Query() _query: OpsWorkspaceQuery,
   ): Promise<RegistryOpView> {
     return this.registry.get(access, name);
@@ -73,7 +74,7 @@ export class OpsController {
   @ApiOkResponse({ type: OpSchemaResponse })
   schema(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('name') name: string,
+    @TextParam('name', PATH_TEXT.name) name: string,
     @Query() query: OpSchemaQuery,
   ): Promise<OpSchemaResponse> {
     return this.registry.schema(access, name, query.version);

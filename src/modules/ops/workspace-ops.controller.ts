@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
@@ -18,6 +18,7 @@ import {
   StopCustomOpRequest,
 } from './dto/ops.dto.js';
 import { OpRegistry } from './op-registry.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const WORKSPACE = { param: 'workspace_id' } as const;
 
@@ -74,7 +75,10 @@ export class WorkspaceOpsController {
   @ApiOperation({ operationId: 'getCustomOp' })
   @WorkspaceRoleRequired('viewer', WORKSPACE)
   @ApiOkResponse({ type: CustomOpDetailResponse })
-  detail(@CurrentWorkspace() access: WorkspaceAccess, @Param('name') name: string): Promise<CustomOpDetailResponse> {
+  detail(
+    @CurrentWorkspace() access: WorkspaceAccess,
+    @TextParam('name', PATH_TEXT.name) name: string,
+  ): Promise<CustomOpDetailResponse> {
     return this.customOps.detail(access, name);
   }
 
@@ -85,7 +89,7 @@ export class WorkspaceOpsController {
   @ApiOkResponse({ type: CustomOpRedeployResponse })
   redeploy(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('name') name: string,
+    @TextParam('name', PATH_TEXT.name) name: string,
     @Body() body: RedeployCustomOpRequest,
     @CurrentUser() caller: Principal,
   ): Promise<CustomOpRedeployResponse> {
@@ -99,7 +103,7 @@ export class WorkspaceOpsController {
   @ApiOkResponse({ type: CustomOpStopResponse })
   stop(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('name') name: string,
+    @TextParam('name', PATH_TEXT.name) name: string,
     @Body() body: StopCustomOpRequest,
     @CurrentUser() caller: Principal,
   ): Promise<CustomOpStopResponse> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -20,6 +20,7 @@ import {
   TestPackageRecommendation,
 } from './dto/recommendation.dto.js';
 import { RecommendationsService } from './recommendations.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const IN_WORKSPACE = { query: 'workspace_id' } as const;
 const ID = {
@@ -67,7 +68,7 @@ export class RecommendationsController {
   @ApiOkResponse({ type: TestPackageRecommendation })
   get(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('recommendation_id') id: string,
+    @TextParam('recommendation_id', PATH_TEXT.name) id: string,
     @Query() _query: RecommendationWorkspaceQuery,
   ): Promise<TestPackageRecommendation> {
     return this.recommendations.get(access, id);
@@ -83,7 +84,7 @@ export class RecommendationsController {
   @ApiConflictResponse({ type: ProblemResponse, description: 'recommendation_name_taken' })
   replace(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('recommendation_id') id: string,
+    @TextParam('recommendation_id', PATH_TEXT.name) id: string,
     @Query() _query: RecommendationWorkspaceQuery,
     @Body() body: RecommendationDefinition,
     @CurrentUser() caller: Principal,
@@ -100,7 +101,7 @@ export class RecommendationsController {
   @ApiNoContentResponse({ description: 'Deleted' })
   async delete(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('recommendation_id') id: string,
+    @TextParam('recommendation_id', PATH_TEXT.name) id: string,
     @Query() _query: RecommendationWorkspaceQuery,
     @CurrentUser() caller: Principal,
   ): Promise<void> {

@@ -1,9 +1,10 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '#libs/auth/access.decorators.js';
 import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { TemplateDetail, TemplateSummary } from './dto/template.dto.js';
 import { TemplatesService } from './templates.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 @ApiTags('templates')
 @Controller('templates')
@@ -32,7 +33,7 @@ export class TemplatesController {
     type: ProblemResponse,
     description: 'No such template; `detail` and `available` list the names that exist (error_code template_not_found)',
   })
-  get(@Param('name') name: string): TemplateDetail {
+  get(@TextParam('name', PATH_TEXT.name) name: string): TemplateDetail {
     return this.templates.get(name);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -24,6 +24,7 @@ import {
   TestPlanWorkspaceQuery,
 } from './dto/test-plan.dto.js';
 import { TestPlansService } from './test-plans.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const IN_WORKSPACE = { query: 'workspace_id' } as const;
 const REF = { name: 'ref', description: 'The test plan id, or its name (unique in the workspace, case-insensitive)' };
@@ -71,7 +72,7 @@ export class TestPlansController {
   @ApiOkResponse({ type: TestPlanDetailResponse })
   get(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('ref') ref: string,
+    @TextParam('ref', PATH_TEXT.name) ref: string,
     @Query() _query: TestPlanWorkspaceQuery,
   ): Promise<TestPlanDetailResponse> {
     return this.plans.get(access, ref);
@@ -86,7 +87,7 @@ export class TestPlansController {
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'validation_failed (page, page_size, workspace_id)' })
   versions(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('ref') ref: string,
+    @TextParam('ref', PATH_TEXT.name) ref: string,
     @Query() query: ListTestPlanVersionsQuery,
   ): Promise<TestPlanVersionPage> {
     return this.plans.versions(access, ref, query);
@@ -104,7 +105,7 @@ export class TestPlansController {
   })
   createVersion(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('ref') ref: string,
+    @TextParam('ref', PATH_TEXT.name) ref: string,
     @Query() _query: TestPlanWorkspaceQuery,
     @Body() body: CreateTestPlanVersionRequest,
     @CurrentUser() caller: Principal,
@@ -122,8 +123,8 @@ export class TestPlansController {
   @ApiBadRequestResponse({ type: ProblemResponse, description: 'invalid_test_plan_version' })
   getVersion(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('ref') ref: string,
-    @Param('version') version: string,
+    @TextParam('ref', PATH_TEXT.name) ref: string,
+    @TextParam('version', PATH_TEXT.version) version: string,
     @Query() _query: TestPlanWorkspaceQuery,
   ): Promise<TestPlanDetailResponse> {
     return this.plans.get(access, ref, version);

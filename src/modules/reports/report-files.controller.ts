@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '#libs/auth/access.decorators.js';
@@ -6,6 +6,7 @@ import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { UuidParam } from '#libs/common/uuid-param.js';
 import { ReportFilesService } from './report-files.service.js';
 import { RawQuery, sendFile } from '#libs/common/file-answer.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 /** Report files behind signed URLs (from content-url, download and export): the signature authorises them. */
 @ApiTags('reports')
@@ -22,7 +23,7 @@ export class ReportFilesController {
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
   async content(
     @UuidParam('report_id') id: string,
-    @Param('filename') filename: string,
+    @TextParam('filename', PATH_TEXT.fileName) filename: string,
     @RawQuery() signed: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
@@ -39,7 +40,7 @@ export class ReportFilesController {
   async export(
     @UuidParam('report_id') id: string,
     @UuidParam('export_id') exportId: string,
-    @Param('filename') filename: string,
+    @TextParam('filename', PATH_TEXT.fileName) filename: string,
     @RawQuery() signed: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {

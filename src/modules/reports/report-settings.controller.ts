@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiNoContentResponse,
@@ -18,6 +18,7 @@ import {
   WorkspaceQuery,
 } from './dto/report-configs.dto.js';
 import { ReportSettingsService } from './report-settings.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const WORKSPACE_QUERY = { query: 'workspace_id' } as const;
 
@@ -69,7 +70,7 @@ export class ReportSettingsController {
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_key_unknown' })
   getPrompt(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('section_key') key: string,
+    @TextParam('section_key', PATH_TEXT.name) key: string,
     @Query() _query: WorkspaceQuery,
   ): Promise<ReportSectionPromptResponse> {
     return this.settings.getPrompt(access, key);
@@ -83,7 +84,7 @@ export class ReportSettingsController {
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_key_unknown' })
   putPrompt(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('section_key') key: string,
+    @TextParam('section_key', PATH_TEXT.name) key: string,
     @Body() body: PutSectionPromptRequest,
     @CurrentUser() caller: Principal,
   ): Promise<ReportSectionPromptResponse> {
@@ -99,7 +100,7 @@ export class ReportSettingsController {
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'report_section_key_unknown' })
   async deletePrompt(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('section_key') key: string,
+    @TextParam('section_key', PATH_TEXT.name) key: string,
     @Query() _query: WorkspaceQuery,
     @CurrentUser() caller: Principal,
   ): Promise<void> {

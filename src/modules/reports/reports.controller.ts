@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -36,6 +36,7 @@ import { reportContentEtag, reportEtag, ReportsService } from './reports.service
 import { IfMatch, WithETag } from '#libs/common/etag.decorators.js';
 import type { IfMatchPrecondition } from '#libs/common/etag.js';
 import { RequestOrigin } from '#libs/common/file-answer.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const REPORT = { resource: 'report', param: 'report_id' } as const;
 const RUN = { resource: 'run', param: 'run_id' } as const;
@@ -153,7 +154,7 @@ export class ReportsController {
   section(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('report_id') id: string,
-    @Param('key') key: string,
+    @TextParam('key', PATH_TEXT.name) key: string,
   ): Promise<ReportSectionContent> {
     return this.reports.section(access, id, key);
   }
@@ -167,7 +168,7 @@ export class ReportsController {
   deleteSection(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('report_id') id: string,
-    @Param('section_key') key: string,
+    @TextParam('section_key', PATH_TEXT.name) key: string,
     @CurrentUser() caller: Principal,
   ): Promise<ReportContentResponse> {
     return this.reports.deleteSection(access, id, key, caller);

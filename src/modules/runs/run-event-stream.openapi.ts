@@ -24,7 +24,7 @@ export function ApiRunEventStream(): MethodDecorator {
       required: false,
       description:
         'Resume after this event: the `id` of the last message received (an EventSource sends it when it reconnects). Wins over `after`.',
-      schema: { type: 'string', pattern: '^\\d{1,16}$', example: '1043' },
+      schema: { type: 'string', pattern: '^\\d{1,16}$', maxLength: 16, example: '1043' },
     }),
     ApiOkResponse({
       description:

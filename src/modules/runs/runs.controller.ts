@@ -1,18 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Post,
-  Put,
-  Query,
-  Res,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Post, Put, Query, Res, UseInterceptors } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiConsumes,
@@ -59,6 +47,7 @@ import { RunQueueService } from './run-queue.service.js';
 import { RunsService } from './runs.service.js';
 import { RequestOrigin } from '#libs/common/file-answer.js';
 import { RateLimitClass } from '#libs/auth/rate-limits.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const RUN = { resource: 'run', param: 'run_id' } as const;
 const BASE_RUN = { resource: 'run', query: 'base' } as const;
@@ -331,7 +320,7 @@ export class RunsController {
   session(
     @CurrentWorkspace() access: WorkspaceAccess,
     @UuidParam('run_id') id: string,
-    @Param('parent_id') sessionId: string,
+    @TextParam('parent_id', PATH_TEXT.sessionId) sessionId: string,
   ): Promise<RunSessionResponse> {
     return this.results.session(access, id, sessionId);
   }

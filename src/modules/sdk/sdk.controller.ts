@@ -1,4 +1,4 @@
-import { Controller, Get, Param, StreamableFile } from '@nestjs/common';
+import { Controller, Get, StreamableFile } from '@nestjs/common';
 import {
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -13,6 +13,7 @@ import { Authenticated } from '#libs/auth/access.decorators.js';
 import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { BundleResponse, SdkVersionsResponse } from './dto/sdk.dto.js';
 import { SdkService } from './sdk.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const VERSION = {
   name: 'version',
@@ -41,7 +42,7 @@ export class SdkController {
   @ApiParam(VERSION)
   @ApiOkResponse({ type: BundleResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'sdk_version_not_found; `available` lists the versions' })
-  download(@Param('version') version: string): BundleResponse {
+  download(@TextParam('version', PATH_TEXT.version) version: string): BundleResponse {
     return this.sdk.sdk(version);
   }
 
@@ -58,7 +59,7 @@ export class SdkController {
     description:
       'sdk_package_missing: the service was built without packing the SDK; service_unavailable: the database does not answer (Retry-After)',
   })
-  sdkPackage(@Param('version') version: string): StreamableFile {
+  sdkPackage(@TextParam('version', PATH_TEXT.version) version: string): StreamableFile {
     const { path, filename } = this.sdk.sdkPackage(version);
     return new StreamableFile(createReadStream(path), {
       type: 'application/gzip',
@@ -74,7 +75,7 @@ export class SdkController {
   @ApiParam(VERSION)
   @ApiOkResponse({ type: BundleResponse })
   @ApiNotFoundResponse({ type: ProblemResponse, description: 'sdk_version_not_found; `available` lists the versions' })
-  examples(@Param('version') version: string): BundleResponse {
+  examples(@TextParam('version', PATH_TEXT.version) version: string): BundleResponse {
     return this.sdk.examples(version);
   }
 }

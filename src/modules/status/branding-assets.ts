@@ -8,6 +8,8 @@
 export const MAX_INLINE_IMAGE_BYTES = 256 * 1024;
 /** Longest https URL accepted for an image or the support link. */
 export const MAX_URL_LENGTH = 2048;
+/** The longest image URL: a data URL of the longest media type holding MAX_INLINE_IMAGE_BYTES in base64. */
+export const MAX_IMAGE_URL_LENGTH = 'data:image/svg+xml;base64,'.length + 4 * Math.ceil(MAX_INLINE_IMAGE_BYTES / 3);
 
 export const INLINE_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/svg+xml'] as const;
 
@@ -48,6 +50,7 @@ function looksLike(mediaType: string, bytes: Buffer): boolean {
 export function imageUrlProblem(value: unknown): string | null {
   if (typeof value !== 'string') return 'must be a string';
   if (!value.startsWith('data:')) return httpsUrlProblem(value);
+  if (value.length > MAX_IMAGE_URL_LENGTH) return `must be at most ${MAX_IMAGE_URL_LENGTH} characters`;
   const match = DATA_URL.exec(value);
   if (!match)
     return `must be an https URL or a data URL of the form data:<${INLINE_IMAGE_TYPES.join('|')}>;base64,<data>`;

@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { IfMatch, IfNoneMatch } from '#libs/common/etag.decorators.js';
+import { ENTITY_TAGS_MAX, IfMatch, IfNoneMatch } from '#libs/common/etag.decorators.js';
 import type { IfMatchPrecondition, IfNoneMatchCondition } from '#libs/common/etag.js';
 import { CurrentUser, Public, SystemAdmin } from '#libs/auth/access.decorators.js';
 import type { Principal } from '#libs/auth/roles.js';
@@ -33,6 +33,7 @@ export class BrandingController {
     name: 'If-None-Match',
     required: false,
     description: 'The ETag of a copy you hold; 304 when it is still current',
+    schema: { type: 'string', maxLength: ENTITY_TAGS_MAX },
   })
   @ApiOkResponse({
     type: BrandingResponse,
@@ -40,6 +41,10 @@ export class BrandingController {
     headers: { ETag: { description: 'Strong entity tag of this representation', schema: { type: 'string' } } },
   })
   @ApiResponse({ status: 304, description: 'Not modified: your copy (If-None-Match) is current; empty body' })
+  @ApiBadRequestResponse({
+    type: ProblemResponse,
+    description: 'validation_failed: If-None-Match is longer than 1024 characters',
+  })
   async read(
     @IfNoneMatch() ifNoneMatch: IfNoneMatchCondition,
     @Res({ passthrough: true }) res: Response,
@@ -64,6 +69,7 @@ export class BrandingController {
     name: 'If-Match',
     required: false,
     description: 'The ETag you read; 412 when the branding changed since',
+    schema: { type: 'string', maxLength: ENTITY_TAGS_MAX },
   })
   @ApiOkResponse({
     type: BrandingResponse,

@@ -26,7 +26,7 @@ export const BACKPRESSURE_RETRY_SECONDS = 5;
 
 /** The header (HTTP) or metadata key (gRPC) that names the trace dataset an export lands in. */
 export const DATASET_HEADER = 'x-ews-dataset';
-const MAX_DATASET_NAME = 200;
+export const MAX_DATASET_NAME = 200;
 
 /** The dataset an export names, trimmed; a name that is empty, too long or has control characters is 400 otlp_dataset_header_invalid. */
 export function otlpDatasetName(raw: string | undefined): string | undefined {

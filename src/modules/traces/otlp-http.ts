@@ -95,7 +95,9 @@ export function describeOtlpRoute(
     const bytes = {
       type: 'string',
       format: 'binary',
-      description: `An ${route.request}, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)`,
+      // OTLP_MAX_BYTES' default, the bound once decompressed (docs/api-conventions.md, Limits).
+      maxLength: 16 * 1024 ** 2,
+      description: `An ${route.request}, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip); at most OTLP_MAX_BYTES (default 16 MiB) decompressed`,
     };
     operation.requestBody = {
       required: true,
@@ -106,7 +108,14 @@ export function describeOtlpRoute(
           schema: {
             type: 'object',
             description: `An ${route.request} in the OTLP JSON mapping (${route.ids}, integer enums, int64 times as strings)`,
-            properties: { [route.list]: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+            // Bounded by the body's OTLP_MAX_BYTES: each element takes `{},` at least.
+            properties: {
+              [route.list]: {
+                type: 'array',
+                maxItems: Math.floor((16 * 1024 ** 2) / 3),
+                items: { type: 'object', additionalProperties: true },
+              },
+            },
             additionalProperties: true,
           },
           example: route.path === OTLP_TRACES_PATH ? jsonExamples.traces : jsonExamples.logs,

@@ -27,7 +27,8 @@ import {
 import { decodeLogsRequest } from '#libs/traces/otlp-logs.js';
 import { OtlpExportResponse, OtlpLogsExportResponse } from './dto/live.dto.js';
 import type { ExportOutcome } from './live-ingest.service.js';
-import { DATASET_HEADER, LiveIngestService, otlpDatasetName } from './live-ingest.service.js';
+import { DATASET_HEADER, LiveIngestService, MAX_DATASET_NAME, otlpDatasetName } from './live-ingest.service.js';
+import { UUID_LENGTH } from '#libs/common/openapi-bounds.js';
 import { unsupportedOtlpType } from './otlp-http.js';
 import { TraceErrors } from './traces.errors.js';
 import { RateLimitClass } from '#libs/auth/rate-limits.js';
@@ -64,6 +65,7 @@ export class OtlpController {
     description:
       "The trace dataset the spans land in (created as one when the workspace has none of this name); default: each resource's service.name",
     example: 'support-bot-production-traces',
+    schema: { type: 'string', maxLength: MAX_DATASET_NAME },
   })
   @ApiHeader({
     name: WORKSPACE_HEADER,
@@ -71,6 +73,7 @@ export class OtlpController {
     description:
       "The workspace, when authenticating with a user's token (an API key's own workspace is used otherwise)",
     example: '0b5e6d9c-8a51-4f6e-9d36-2f0c7c3c1a11',
+    schema: { type: 'string', format: 'uuid', maxLength: UUID_LENGTH },
   })
   @ApiOkResponse({
     type: OtlpExportResponse,
@@ -133,6 +136,7 @@ export class OtlpController {
     description:
       "The trace dataset whose spans the records join (created as one when the workspace has none of this name); default: each resource's service.name",
     example: 'support-bot-production-traces',
+    schema: { type: 'string', maxLength: MAX_DATASET_NAME },
   })
   @ApiHeader({
     name: WORKSPACE_HEADER,
@@ -140,6 +144,7 @@ export class OtlpController {
     description:
       "The workspace, when authenticating with a user's token (an API key's own workspace is used otherwise)",
     example: '0b5e6d9c-8a51-4f6e-9d36-2f0c7c3c1a11',
+    schema: { type: 'string', format: 'uuid', maxLength: UUID_LENGTH },
   })
   @ApiOkResponse({
     type: OtlpLogsExportResponse,

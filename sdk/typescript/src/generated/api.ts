@@ -77,12 +77,14 @@ export interface AdapterResponse {
   created_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * null for the kind's default adapter (no revision posted yet)
    * @format uuid
+   * @maxLength 36
    * @example "6b4d6ef7-4d2b-4ce8-af33-df2d01b3e53f"
    */
   id: string | null;
@@ -139,6 +141,7 @@ export interface AdapterResponseMappingDto {
 export interface AdapterValidateResult {
   /**
    * The revision checked; null when the adapter came in the body
+   * @format int64
    * @example null
    */
   adapter_revision: number | null;
@@ -159,6 +162,7 @@ export interface AddMemberParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -177,6 +181,7 @@ export interface AddMemberRequest {
   /**
    * The user to add; give this or `email`
    * @format uuid
+   * @maxLength 36
    * @example "7decc0e4-66f7-48ce-95ab-9a5bb71185c6"
    */
   user_id?: string;
@@ -186,6 +191,7 @@ export interface AddReviewItemsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -200,6 +206,7 @@ export interface AddReviewItemsRequest {
   filter?: Record<string, any>;
   /**
    * Row ids (run, dataset version), trace ids or session ids: 1..1000
+   * @maxItems 1000
    * @minItems 1
    * @example ["0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a60"]
    */
@@ -242,11 +249,13 @@ export interface AdjudicateReviewItemParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -269,7 +278,10 @@ export interface AgreementResponse {
    * @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"]
    */
   reviewers: string[];
-  /** @example 42 */
+  /**
+   * @format int64
+   * @example 42
+   */
   seed: number | null;
 }
 
@@ -331,12 +343,14 @@ export interface AlertEventResponse {
   created_at: string;
   /**
    * Webhook deliveries queued for it (one per notification config subscribed to the event)
+   * @format int64
    * @example 1
    */
   deliveries: number;
   evaluation: AlertEvaluationResponse;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b01"
    */
   evaluator_id: string;
@@ -344,6 +358,7 @@ export interface AlertEventResponse {
   examples: AlertExample[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b21"
    */
   id: string;
@@ -351,6 +366,7 @@ export interface AlertEventResponse {
   kind: "firing" | "resolved";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b11"
    */
   rule_id: string;
@@ -400,6 +416,7 @@ export interface AlertReferenceDto {
   /**
    * Start of a fixed reference (inclusive), an ISO 8601 date-time
    * @format date-time
+   * @maxLength 64
    * @example "2026-11-01T00:00:00.000Z"
    */
   from?: string;
@@ -410,6 +427,7 @@ export interface AlertReferenceDto {
   kind: "trailing" | "fixed";
   /**
    * Length of a trailing reference, 60 s .. 366 days
+   * @format int32
    * @min 60
    * @max 31622400
    * @example 86400
@@ -418,6 +436,7 @@ export interface AlertReferenceDto {
   /**
    * End of a fixed reference (exclusive), an ISO 8601 date-time after `from`
    * @format date-time
+   * @maxLength 64
    * @example "2026-11-08T00:00:00.000Z"
    */
   to?: string;
@@ -433,6 +452,7 @@ export interface AlertReferenceResponse {
   kind: "trailing" | "fixed";
   /**
    * A trailing reference's length
+   * @format int64
    * @example 86400
    */
   seconds: number | null;
@@ -450,15 +470,20 @@ export interface AlertRuleResponse {
   alpha_resolve: number;
   /**
    * Breaches in a row so far (while ok)
+   * @format int64
    * @example 0
    */
   breaches: number;
   /**
    * Calm checks in a row so far (while firing)
+   * @format int64
    * @example 0
    */
   calms: number;
-  /** @example 300 */
+  /**
+   * @format int64
+   * @example 300
+   */
   check_seconds: number;
   /**
    * @format date-time
@@ -467,6 +492,7 @@ export interface AlertRuleResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -476,10 +502,14 @@ export interface AlertRuleResponse {
   enabled: boolean;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b01"
    */
   evaluator_id: string;
-  /** @example 3 */
+  /**
+   * @format int64
+   * @example 3
+   */
   fire_after: number;
   /**
    * When the alert last fired
@@ -489,6 +519,7 @@ export interface AlertRuleResponse {
   fired_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4b11"
    */
   id: string;
@@ -505,14 +536,23 @@ export interface AlertRuleResponse {
   metric: string;
   /** @example 0.05 */
   min_drop: number;
-  /** @example 100 */
+  /**
+   * @format int64
+   * @example 100
+   */
   min_samples: number;
   /** @example "helpfulness drop" */
   name: string;
-  /** @example 3600 */
+  /**
+   * @format int64
+   * @example 3600
+   */
   recent_seconds: number;
   reference: AlertReferenceResponse;
-  /** @example 3 */
+  /**
+   * @format int64
+   * @example 3
+   */
   resolve_after: number;
   /**
    * When it last resolved
@@ -532,6 +572,7 @@ export interface AlertRuleResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -560,11 +601,13 @@ export interface AlertRuleResponsePage {
 export interface AlertStateDto {
   /**
    * Breaches in a row so far (while ok)
+   * @format int64
    * @example 1
    */
   breaches: number;
   /**
    * Calm checks in a row so far (while firing)
+   * @format int64
    * @example 0
    */
   calms: number;
@@ -575,6 +618,7 @@ export interface AlertStateDto {
 export interface AlertWindowEvidence {
   /**
    * Scoring errors in the window (not counted in trials)
+   * @format int64
    * @example 2
    */
   errored: number;
@@ -588,6 +632,7 @@ export interface AlertWindowEvidence {
   interval: IntervalDto | null;
   /**
    * Scores that passed
+   * @format int64
    * @example 280
    */
   passes: number;
@@ -604,6 +649,7 @@ export interface AlertWindowEvidence {
   to: string;
   /**
    * Scores with a pass verdict (passed or failed)
+   * @format int64
    * @example 400
    */
   trials: number;
@@ -642,9 +688,13 @@ export interface AnalysisQueryRequest {
    * @example 0
    */
   offset?: number;
-  /** @example [{"field":"question.tokens","direction":"desc"}] */
+  /**
+   * @maxItems 5
+   * @example [{"field":"question.tokens","direction":"desc"}]
+   */
   sort?: {
     direction?: "asc" | "desc";
+    /** @maxLength 1000 */
     field: string;
   }[];
 }
@@ -657,6 +707,7 @@ export interface AnalysisRunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -671,6 +722,7 @@ export interface AnalysisRunResponse {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
@@ -710,6 +762,7 @@ export interface ApiKeyCreatedResponse {
   /**
    * The user the key acts for
    * @format uuid
+   * @maxLength 36
    * @example "3c2d7f7a-9d1e-4b8a-8f0e-2a4b6c8d0e12"
    */
   created_by: string;
@@ -720,6 +773,7 @@ export interface ApiKeyCreatedResponse {
   expires_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "5b0f6a3e-2f4c-4d7e-9a51-0c8e2b7d1f44"
    */
   id: string;
@@ -762,6 +816,7 @@ export interface ApiKeyCreatedResponse {
   status: "active" | "expired" | "revoked";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0d6c1f0e-8a8b-4f57-b1e4-6d7b6a1c2e90"
    */
   workspace_id: string;
@@ -776,6 +831,7 @@ export interface ApiKeyResponse {
   /**
    * The user the key acts for
    * @format uuid
+   * @maxLength 36
    * @example "3c2d7f7a-9d1e-4b8a-8f0e-2a4b6c8d0e12"
    */
   created_by: string;
@@ -786,6 +842,7 @@ export interface ApiKeyResponse {
   expires_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "5b0f6a3e-2f4c-4d7e-9a51-0c8e2b7d1f44"
    */
   id: string;
@@ -823,6 +880,7 @@ export interface ApiKeyResponse {
   status: "active" | "expired" | "revoked";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0d6c1f0e-8a8b-4f57-b1e4-6d7b6a1c2e90"
    */
   workspace_id: string;
@@ -858,11 +916,13 @@ export interface AssignDimensionRequest {
   description?: string;
   /**
    * The dimension (axis of coverage), e.g. `topic`; created on first use
+   * @maxLength 100
    * @example "topic"
    */
   dimension: string;
   /**
    * Rows to assign (1..1000); give this or `rule`
+   * @maxItems 1000
    * @minItems 1
    * @example ["6c861b83-60a8-4bcf-845d-126ac56874a4"]
    */
@@ -882,6 +942,7 @@ export interface AssignDimensionRequest {
   /**
    * The version `rule` is evaluated on and `row_ids` must belong to; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
@@ -923,6 +984,7 @@ export interface AssignDimensionValueParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -931,6 +993,7 @@ export interface AttachProjectTestPlanParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -938,6 +1001,7 @@ export interface AttachProjectTestPlanParams {
 export interface AttachTestPlanRequest {
   /**
    * The test plan's id or name
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-release-plan"
    */
@@ -961,6 +1025,7 @@ export interface AuditEntryResponse {
   actor_email: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   actor_id: string | null;
@@ -986,6 +1051,7 @@ export interface AuditEventPageResponse {
   /**
    * Send as `cursor` for the next (older) page; null on the last page
    * @format uuid
+   * @maxLength 36
    * @example "4d3c2b1a-9e8f-4a7b-8c6d-5e4f3a2b1c0d"
    */
   next_cursor: string | null;
@@ -1002,6 +1068,7 @@ export interface AuditEventResponse {
   /**
    * Who did it; null when the service did it itself (a retention sweep, the first admin at boot)
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   actor_id: string | null;
@@ -1017,6 +1084,7 @@ export interface AuditEventResponse {
   details: Record<string, any>;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "4d3c2b1a-9e8f-4a7b-8c6d-5e4f3a2b1c0d"
    */
   id: string;
@@ -1035,6 +1103,7 @@ export interface AuditEventResponse {
   /**
    * The workspace it happened in; null for the system's own events (users, logins, branding)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string | null;
@@ -1043,16 +1112,19 @@ export interface AuditEventResponse {
 export interface AuditRetentionResponse {
   /**
    * The service's default (AUDIT_RETENTION_DAYS); null keeps events
+   * @format int64
    * @example null
    */
   default_retention_days: number | null;
   /**
    * What applies: the workspace's own, else the default; null keeps events
+   * @format int64
    * @example 365
    */
   effective_retention_days: number | null;
   /**
    * The workspace's own setting; null when it follows the default
+   * @format int64
    * @example 365
    */
   retention_days: number | null;
@@ -1064,11 +1136,13 @@ export interface AuditRetentionResponse {
   /**
    * Who set the workspace's own, and when; null without one
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   updated_by: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -1114,6 +1188,7 @@ export interface BackfillResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -1190,6 +1265,7 @@ export interface BrandingResponse {
   favicon_url: string | null;
   /**
    * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @maxLength 349554
    * @example "https://example.com/logo.svg"
    */
   logo_url: string;
@@ -1260,6 +1336,7 @@ export interface CancelOnlineBackfillParams {
   /**
    * The backfill's id
    * @format uuid
+   * @maxLength 36
    */
   backfillId: string;
   cancel: string;
@@ -1270,11 +1347,13 @@ export interface CancelReviewJudgeRunParams {
   /**
    * The judge run's id
    * @format uuid
+   * @maxLength 36
    */
   judgeRunId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -1283,6 +1362,7 @@ export interface CancelRunParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -1304,6 +1384,7 @@ export interface CatalogueMetric {
   kind: "deterministic" | "judged" | "custom";
   /**
    * The newest version (metric configs and custom ops); null for built-ins
+   * @format int64
    * @example null
    */
   latest_version: number | null;
@@ -1361,6 +1442,7 @@ export interface ClaimNextReviewItemParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -1423,7 +1505,10 @@ export interface ColumnStatsDto {
   distinct_count: number;
   /** @example null */
   max?: number | null;
-  /** @example 388 */
+  /**
+   * @format int64
+   * @example 388
+   */
   max_length?: number | null;
   /** @example 74.6 */
   mean_length?: number | null;
@@ -1434,6 +1519,7 @@ export interface ColumnStatsDto {
   min?: number | null;
   /**
    * Shortest string, in characters (text columns)
+   * @format int64
    * @example 12
    */
   min_length?: number | null;
@@ -1479,6 +1565,7 @@ export interface CommitStagedRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -1488,12 +1575,14 @@ export interface CompareJudgeValidationsRequest {
   /**
    * The validation of the judge to compare with (say, the rubric's current version)
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   base_validation_id: string;
   /**
    * The validation of the other judge (say, a new rubric version), on overlapping items
    * @format uuid
+   * @maxLength 36
    * @example "7b1a4d2f-3c5e-4a9b-8d0f-2e3f4a5b6c7d"
    */
   candidate_validation_id: string;
@@ -1503,26 +1592,31 @@ export interface CompareJudgeValidationsRequest {
 export interface ConfusionMatrixResponse {
   /**
    * The judge failed what humans passed
+   * @format int64
    * @example 5
    */
   false_negative: number;
   /**
    * The judge passed what humans failed
+   * @format int64
    * @example 10
    */
   false_positive: number;
   /**
    * Items with both a judge verdict and a human label
+   * @format int64
    * @example 50
    */
   items: number;
   /**
    * Both failed
+   * @format int64
    * @example 15
    */
   true_negative: number;
   /**
    * Both passed
+   * @format int64
    * @example 20
    */
   true_positive: number;
@@ -1532,12 +1626,14 @@ export interface ConfusionMatrixResponse {
 export interface ConnectionAuthDto {
   /**
    * For `header`: the header name, e.g. x-api-key
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9-]{1,100}$
    * @example "x-api-key"
    */
   header?: string;
   /**
    * For `query`: the parameter name
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9_.-]{1,100}$
    * @example "api_key"
    */
@@ -1556,6 +1652,7 @@ export interface ConnectionAuthDto {
   /**
    * The workspace secret whose value is sent (admins choose where a secret goes)
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string;
@@ -1591,6 +1688,7 @@ export interface ConnectionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -1678,7 +1776,10 @@ export interface ConnectionTestResult {
    * @example null
    */
   response_excerpt: string | null;
-  /** @example 200 */
+  /**
+   * @format int64
+   * @example 200
+   */
   status_code: number | null;
   /**
    * The tool calls and steps the answer shows (docs/suts.md: trajectories); null when it shows none
@@ -1740,6 +1841,7 @@ export interface CorrectedPassRateResponse {
   /**
    * The validation (the newest of the config version the run used)
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   validation_id: string;
@@ -1857,6 +1959,7 @@ export interface CreateAlertRuleRequest {
   alpha_resolve?: number;
   /**
    * How often the rule is checked, 10 s .. 1 day (default 300)
+   * @format int32
    * @min 10
    * @max 86400
    * @example 300
@@ -1874,6 +1977,7 @@ export interface CreateAlertRuleRequest {
   enabled?: boolean;
   /**
    * Breaches in a row that fire the alert, 1..100 (default 3)
+   * @format int32
    * @min 1
    * @max 100
    * @example 3
@@ -1886,6 +1990,7 @@ export interface CreateAlertRuleRequest {
   kind?: "pass_rate";
   /**
    * The metric of the evaluator's scores the rule watches
+   * @maxLength 200
    * @pattern ^[A-Za-z0-9_.:-]{1,200}$
    * @example "helpfulness"
    */
@@ -1899,6 +2004,7 @@ export interface CreateAlertRuleRequest {
   min_drop?: number;
   /**
    * Fewer scores with a verdict in either window give no verdict, 1..1,000,000 (default 100)
+   * @format int32
    * @min 1
    * @max 1000000
    * @example 100
@@ -1913,6 +2019,7 @@ export interface CreateAlertRuleRequest {
   name: string;
   /**
    * Length of the recent window, 60 s .. 366 days (default 3600)
+   * @format int32
    * @min 60
    * @max 31622400
    * @example 3600
@@ -1922,6 +2029,7 @@ export interface CreateAlertRuleRequest {
   reference?: AlertReferenceDto;
   /**
    * Calm checks in a row that resolve it, 1..100 (default 3)
+   * @format int32
    * @min 1
    * @max 100
    * @example 3
@@ -1968,6 +2076,7 @@ export interface CreateApiKeyParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -1976,6 +2085,7 @@ export interface CreateApiKeyRequest {
   /**
    * When the key stops working (ISO 8601 date-time in the future); without it the key works until revoked
    * @format date-time
+   * @maxLength 64
    * @example "2027-06-30T00:00:00Z"
    */
   expires_at?: string;
@@ -1997,11 +2107,13 @@ export interface CreateApiKeyRequest {
 export interface CreateBackfillRequest {
   /**
    * Targets whose spans started at or after this time
+   * @maxLength 64
    * @example "2026-11-01T00:00:00Z"
    */
   from: string;
   /**
    * …and before this time (at most 366 days after `from`)
+   * @maxLength 64
    * @example "2026-11-08T00:00:00Z"
    */
   to: string;
@@ -2034,11 +2146,13 @@ export interface CreateConnectionAdapterParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -2099,6 +2213,7 @@ export interface CreateEmbeddingConfigRequest {
   base_url: string;
   /**
    * Texts per request, 1..2048 (default 64)
+   * @format int32
    * @min 1
    * @max 2048
    * @default 64
@@ -2112,6 +2227,7 @@ export interface CreateEmbeddingConfigRequest {
   description?: string;
   /**
    * Vector size to ask for (models that support it), 1..8192
+   * @format int32
    * @min 1
    * @max 8192
    * @example 512
@@ -2126,6 +2242,7 @@ export interface CreateEmbeddingConfigRequest {
   model: string;
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "openai-small"
    */
@@ -2135,12 +2252,14 @@ export interface CreateEmbeddingConfigRequest {
   /**
    * The workspace secret holding the API key
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string;
   /**
    * The workspace that will own the entry (the caller is admin or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2151,6 +2270,7 @@ export interface CreateEvalConfigRequest {
   /**
    * The judge for judged metrics whose config names none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   default_judge_id?: string | null;
@@ -2167,6 +2287,7 @@ export interface CreateEvalConfigRequest {
   metrics: EvalMetricRefDto[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-release-gate"
    */
@@ -2175,6 +2296,7 @@ export interface CreateEvalConfigRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2198,6 +2320,7 @@ export interface CreateInvitationParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -2274,6 +2397,7 @@ export interface CreateInvitationResponse {
 export interface CreateJudgeRequest {
   /**
    * azure_openai: the API version (default 2024-10-21)
+   * @maxLength 18
    * @pattern ^\d{4}-\d{2}-\d{2}(-preview)?$
    * @example "2024-10-21"
    */
@@ -2318,6 +2442,7 @@ export interface CreateJudgeRequest {
   model: string;
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "gpt-4o-mini-judge"
    */
@@ -2332,6 +2457,7 @@ export interface CreateJudgeRequest {
   /**
    * The workspace secret holding the API key (admins); null removes it
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
@@ -2345,6 +2471,7 @@ export interface CreateJudgeRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2404,6 +2531,7 @@ export interface CreateMetricConfigRequest {
   metric: string;
   /**
    * Unique in the workspace (case-insensitive): 1..100 letters, digits or . _ : -
+   * @maxLength 100
    * @example "answer-correctness"
    */
   name: string;
@@ -2419,16 +2547,19 @@ export interface CreateMetricConfigRequest {
   threshold?: number | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
 export interface CreateMetricConfigVersionParams {
+  /** @maxLength 100 */
   configName: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -2474,6 +2605,7 @@ export interface CreateNotificationConfigRequest {
    */
   enabled?: boolean;
   /**
+   * @maxItems 7
    * @minItems 1
    * @example ["run.failed","quality_check.failed"]
    */
@@ -2488,6 +2620,7 @@ export interface CreateNotificationConfigRequest {
   )[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "ci-alerts"
    */
@@ -2495,6 +2628,7 @@ export interface CreateNotificationConfigRequest {
   /**
    * The workspace secret whose value signs deliveries; left out, the service creates one (`webhook-<name>`, 32 random bytes) you read with POST .../secrets/{id}/reveal
    * @format uuid
+   * @maxLength 36
    * @example "a4155dda-ae8f-4bb5-8444-ab992e5aabc9"
    */
   secret_id?: string;
@@ -2508,6 +2642,7 @@ export interface CreateNotificationConfigRequest {
   /**
    * The workspace that will own the entry (the caller is admin or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2517,6 +2652,7 @@ export interface CreateOnlineAlertRuleParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -2526,6 +2662,7 @@ export interface CreateOnlineEvaluatorRequest {
   /**
    * The trace dataset whose landed spans are scored
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
@@ -2542,6 +2679,7 @@ export interface CreateOnlineEvaluatorRequest {
   /**
    * The judge of judged metrics whose config names none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
@@ -2554,6 +2692,7 @@ export interface CreateOnlineEvaluatorRequest {
   mapping?: TargetMappingDto;
   /**
    * 1..20 metrics, each a metric config or a built-in
+   * @maxItems 20
    * @minItems 1
    * @example [{"name":"helpfulness"}]
    */
@@ -2587,6 +2726,7 @@ export interface CreateOnlineEvaluatorRequest {
   state?: "active" | "paused";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2596,11 +2736,13 @@ export interface CreatePartitionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -2640,6 +2782,7 @@ export interface CreatePartitionRequest {
 export interface CreateProjectRequest {
   /**
    * Datasets of the workspace whose rows the project's coverage counts
+   * @maxItems 100
    * @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"]
    */
   dataset_ids?: string[];
@@ -2655,12 +2798,14 @@ export interface CreateProjectRequest {
   dimensions?: DimensionDefinition[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-bot-release"
    */
   name: string;
   /**
    * SUTs of the workspace evaluated by this project
+   * @maxItems 100
    * @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"]
    */
   sut_ids?: string[];
@@ -2673,6 +2818,7 @@ export interface CreateProjectRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2701,10 +2847,14 @@ export interface CreateRecommendationRequest {
    * @maxItems 50
    */
   metrics: RecommendedMetricDto[];
-  /** @example "Support RAG essentials" */
+  /**
+   * @maxLength 100
+   * @example "Support RAG essentials"
+   */
   name: string;
   /**
    * The kind of application (snake_case), e.g. `rag_qa`
+   * @maxLength 64
    * @pattern ^[a-z][a-z0-9_]{0,63}$
    * @example "rag_qa"
    */
@@ -2712,6 +2862,7 @@ export interface CreateRecommendationRequest {
   /**
    * The workspace that will own the recommendation (members)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2733,11 +2884,13 @@ export interface CreateReportConfigRequest {
   name: string;
   /**
    * The sections, in report order (1..6, each key once)
+   * @maxItems 6
    * @minItems 1
    */
   sections: ReportConfigSectionDto[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2747,6 +2900,7 @@ export interface CreateReportParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -2755,23 +2909,27 @@ export interface CreateReportRequest {
   /**
    * The run to compare against in `regressions` (default: the previous run of the same SUT on the same dataset)
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id?: string;
   /**
    * The report config choosing sections, order and questions (default: the workspace settings' default config, else every built-in section)
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id?: string;
   /**
    * The judge that writes each section's narrative (default: the workspace settings' judge; none: the deterministic template)
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
   /**
    * Only these sections, in this order (default: the config's)
+   * @maxItems 6
    * @minItems 1
    * @example ["summary","metrics_overview","regressions"]
    */
@@ -2800,6 +2958,7 @@ export interface CreateReportRequest {
 export interface CreateReviewQueueRequest {
   /**
    * Who adjudicates besides admins: up to 100 user ids, each a member
+   * @maxItems 100
    * @example []
    */
   adjudicators?: string[] | null;
@@ -2830,6 +2989,7 @@ export interface CreateReviewQueueRequest {
   overlap?: number;
   /**
    * Who reviews: null or absent for any member (role member or above), else up to 100 user ids, each a member
+   * @maxItems 100
    * @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"]
    */
   reviewers?: string[] | null;
@@ -2844,6 +3004,7 @@ export interface CreateReviewQueueRequest {
   source: ReviewSourceDto;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2853,6 +3014,7 @@ export interface CreateRunGateVerdictParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -2861,6 +3023,7 @@ export interface CreateRunJudgeValidationParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -2876,23 +3039,27 @@ export interface CreateRunRequest {
   concurrency?: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9535f71a-4c76-4544-92c7-d0117af05d92"
    */
   connection_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
   /**
    * The metrics, default judge and pass rule; or name `metrics`
    * @format uuid
+   * @maxLength 36
    * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
    */
   eval_config_id?: string;
   /**
    * The judge for judged metrics that name none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
@@ -2911,6 +3078,7 @@ export interface CreateRunRequest {
   /**
    * Only the rows of this partition of the version
    * @format uuid
+   * @maxLength 36
    * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
    */
   partition_id?: string;
@@ -2925,6 +3093,7 @@ export interface CreateRunRequest {
   sample?: RunSampleDto;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "a92b7315-b960-467d-9b3d-45e8b02b3351"
    */
   sut_id: string;
@@ -2938,12 +3107,14 @@ export interface CreateRunRequest {
   /**
    * Default: the dataset's current version, else its newest
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
   /**
    * The workspace that runs it (members)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -2981,6 +3152,7 @@ export interface CreateSdgAdapterRequest {
   /**
    * llm: the judge connection that generates
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
@@ -2991,6 +3163,7 @@ export interface CreateSdgAdapterRequest {
   kind: "template" | "llm";
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "faq-paraphrases"
    */
@@ -3012,6 +3185,7 @@ export interface CreateSdgAdapterRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -3021,6 +3195,7 @@ export interface CreateSecretParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -3033,6 +3208,7 @@ export interface CreateSecretRequest {
   description?: string;
   /**
    * How other records refer to it in the UI, e.g. `OPENAI_API_KEY`
+   * @maxLength 100
    * @example "OPENAI_API_KEY"
    */
   name: string;
@@ -3049,6 +3225,7 @@ export interface CreateSutConnectionParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -3075,6 +3252,7 @@ export interface CreateSutRequest {
   /**
    * The workspace that will own the system (members)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -3084,6 +3262,7 @@ export interface CreateSutRequest {
 export interface CreateTestPlanRequest {
   /**
    * Datasets (optionally a pinned version or a partition) the plan runs on (1..50)
+   * @maxItems 50
    * @minItems 1
    */
   datasets: PlanDatasetDto[];
@@ -3100,11 +3279,13 @@ export interface CreateTestPlanRequest {
   message?: string;
   /**
    * Metrics with their thresholds (1..50, unique names)
+   * @maxItems 50
    * @minItems 1
    */
   metrics: PlanMetricDto[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-release-plan"
    */
@@ -3114,17 +3295,19 @@ export interface CreateTestPlanRequest {
   /**
    * The workspace that will own the entry (the caller is member or above in it)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
 }
 
 export interface CreateTestPlanVersionParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  /** @maxLength 100 */
   ref: string;
   /**
    * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -3133,6 +3316,7 @@ export interface CreateTestPlanVersionParams {
 export interface CreateTestPlanVersionRequest {
   /**
    * Datasets (optionally a pinned version or a partition) the plan runs on (1..50)
+   * @maxItems 50
    * @minItems 1
    */
   datasets?: PlanDatasetDto[];
@@ -3157,6 +3341,7 @@ export interface CreateTestPlanVersionRequest {
   message?: string;
   /**
    * Metrics with their thresholds (1..50, unique names)
+   * @maxItems 50
    * @minItems 1
    */
   metrics?: PlanMetricDto[];
@@ -3169,6 +3354,7 @@ export interface CreateTraceConnectionRequest {
   /**
    * The trace dataset landings from this connection go to (unless a landing names another)
    * @format uuid
+   * @maxLength 36
    * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
@@ -3200,12 +3386,14 @@ export interface CreateTraceConnectionRequest {
   /**
    * langfuse: workspace secret holding the public key (Basic auth is public key : secret key)
    * @format uuid
+   * @maxLength 36
    * @example "a4155dda-ae8f-4bb5-8444-ab992e5aabc9"
    */
   public_key_secret_id?: string;
   /**
    * Workspace secret holding the bearer token (otlp_file_url, phoenix) or the Langfuse secret key
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string;
@@ -3218,6 +3406,7 @@ export interface CreateTraceConnectionRequest {
   url: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -3236,6 +3425,7 @@ export interface CreateTraceFeedbackBatchRequest {
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id?: string;
@@ -3298,6 +3488,7 @@ export interface CreateTraceFeedbackRequest {
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id?: string;
@@ -3307,6 +3498,7 @@ export interface CreateTraceGroundTruthParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -3357,6 +3549,7 @@ export interface CreateWorkspaceUserParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -3393,6 +3586,7 @@ export interface CustomOpDetailResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3422,6 +3616,7 @@ export interface CustomOpDetailResponse {
   revisions: CustomOpRevisionDto[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
@@ -3482,6 +3677,7 @@ export interface CustomOpRevisionDto {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3524,6 +3720,7 @@ export interface CustomOpSummary {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3549,6 +3746,7 @@ export interface CustomOpSummary {
   revision: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
@@ -3588,6 +3786,7 @@ export interface DataOperationRunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -3709,10 +3908,14 @@ export interface DatasetClustersRun {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
-  /** @example 6 */
+  /**
+   * @format int64
+   * @example 6
+   */
   k_requested: number | null;
   /** @example null */
   progress: Record<string, any> | null;
@@ -3727,7 +3930,9 @@ export interface DatasetClustersRun {
    * @example {"k":6,"silhouette":0.31,"rows":214}
    */
   summary: {
+    /** @format int64 */
     k?: number;
+    /** @format int64 */
     rows?: number;
     silhouette?: number | null;
   } | null;
@@ -3830,20 +4035,24 @@ export interface DatasetQueryRequest {
   offset?: number;
   /**
    * Columns to return (default: all); `_row_id` always comes back
+   * @maxItems 200
    * @example ["question","answer","topic"]
    */
   select?: string[];
   /**
    * Sort keys, first wins; rows keep their dataset order after them
+   * @maxItems 5
    * @example [{"field":"topic","direction":"asc"}]
    */
   sort?: {
     direction?: "asc" | "desc";
+    /** @maxLength 1000 */
     field: string;
   }[];
   /**
    * The version to query; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
@@ -3857,12 +4066,14 @@ export interface DatasetResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * The promoted version, if any
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   current_version_id: string | null;
@@ -3930,6 +4141,7 @@ export interface DatasetRetentionItem {
   dataset_id: string;
   /**
    * The dataset's own setting (null: kept forever, whatever the workspace's)
+   * @format int64
    * @example 7
    */
   retention_days: number | null;
@@ -3946,6 +4158,7 @@ export interface DatasetSelectableChecksResponse {
 export interface DatasetSummaryDto {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   current_version_id: string | null;
@@ -3962,6 +4175,7 @@ export interface DatasetTraceRetentionResponse {
   dataset_id: string;
   /**
    * The retention that applies (null: kept forever)
+   * @format int64
    * @example 7
    */
   effective_retention_days: number | null;
@@ -3972,6 +4186,7 @@ export interface DatasetTraceRetentionResponse {
   inherited: boolean;
   /**
    * The dataset's own setting; null with `inherited: false` keeps its spans forever
+   * @format int64
    * @example 7
    */
   retention_days: number | null;
@@ -4010,6 +4225,7 @@ export interface DatasetVersionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -4028,6 +4244,7 @@ export interface DatasetVersionResponse {
   number: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "ed0be736-a7bd-4869-9e2f-d6dbdd29b445"
    */
   parent_version_id: string | null;
@@ -4083,15 +4300,18 @@ export interface DeactivateUserParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
 
 export interface DeleteCustomOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -4100,6 +4320,7 @@ export interface DeleteDatasetParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -4108,6 +4329,7 @@ export interface DeleteEvalConfigParams {
   /**
    * The eval config's id
    * @format uuid
+   * @maxLength 36
    */
   evalConfigId: string;
 }
@@ -4116,16 +4338,20 @@ export interface DeleteJudgeParams {
   /**
    * The judge's id
    * @format uuid
+   * @maxLength 36
    */
   judgeId: string;
 }
 
 export interface DeleteMetricConfigVersionParams {
+  /** @maxLength 100 */
   configName: string;
+  /** @maxLength 32 */
   configVersion: string;
   /**
    * The workspace the config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -4134,6 +4360,7 @@ export interface DeleteNotificationConfigParams {
   /**
    * The notification config's id
    * @format uuid
+   * @maxLength 36
    */
   notificationConfigId: string;
 }
@@ -4142,6 +4369,7 @@ export interface DeleteOnlineAlertRuleParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
 }
@@ -4150,6 +4378,7 @@ export interface DeleteOnlineEvaluatorParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -4158,26 +4387,30 @@ export interface DeletePartitionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The partition's id
    * @format uuid
+   * @maxLength 36
    */
   partitionId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
 
 export interface DeleteRecommendationParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  /** @maxLength 100 */
   recommendationId: string;
   /**
    * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -4186,15 +4419,18 @@ export interface DeleteReportConfigParams {
   /**
    * The config's id
    * @format uuid
+   * @maxLength 36
    */
   configId: string;
 }
 
 export interface DeleteReportPromptParams {
+  /** @maxLength 100 */
   sectionKey: string;
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -4203,8 +4439,10 @@ export interface DeleteReportSectionParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
+  /** @maxLength 100 */
   sectionKey: string;
 }
 
@@ -4212,6 +4450,7 @@ export interface DeleteReviewQueueParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -4220,6 +4459,7 @@ export interface DeleteRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -4227,6 +4467,7 @@ export interface DeleteRowsParams {
 export interface DeleteRowsRequest {
   /**
    * Ids of the rows to stage for deletion (1..1000)
+   * @maxItems 1000
    * @minItems 1
    * @example ["69f1ff1c-e24a-4a1b-9b43-2656779f2185"]
    */
@@ -4237,11 +4478,13 @@ export interface DeleteSecretParams {
   /**
    * The secret's id
    * @format uuid
+   * @maxLength 36
    */
   secretId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -4250,11 +4493,13 @@ export interface DeleteSutConnectionParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -4263,6 +4508,7 @@ export interface DeleteSutParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -4271,6 +4517,7 @@ export interface DeleteTraceDatasetRetentionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -4279,6 +4526,7 @@ export interface DeleteTraceFeedbackParams {
   /**
    * The feedback's id
    * @format uuid
+   * @maxLength 36
    */
   feedbackId: string;
 }
@@ -4287,6 +4535,7 @@ export interface DeleteWorkspaceParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -4295,11 +4544,13 @@ export interface DemoteDatasetVersionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -4308,6 +4559,7 @@ export interface DetachProjectTestPlanParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -4315,6 +4567,7 @@ export interface DetachProjectTestPlanParams {
 export interface DetectConventionsRequest {
   /**
    * A sample: OTLP/JSON requests and/or span records, at most 10000
+   * @maxItems 10000
    * @minItems 1
    * @example [{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-bot"}}]},"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","name":"ChatCompletion","kind":3,"startTimeUnixNano":"1747145160000000000","endTimeUnixNano":"1747145161040000000","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},{"key":"llm.model_name","value":{"stringValue":"gpt-4o-mini"}}]}]}]}]}]
    */
@@ -4328,6 +4581,7 @@ export interface DetectConventionsRequest {
   sample?: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -4342,6 +4596,7 @@ export interface DetectTraceUploadConventionParams {
   /**
    * The upload's id
    * @format uuid
+   * @maxLength 36
    */
   uploadId: string;
 }
@@ -4481,6 +4736,7 @@ export interface DimensionDefinition {
   description: string;
   /**
    * snake_case identifier, unique within the list.
+   * @maxLength 64
    * @pattern ^[a-z][a-z0-9_]{0,63}$
    * @example "topic"
    */
@@ -4523,12 +4779,14 @@ export interface DimensionSummary {
 export interface DimensionThresholdDto {
   /**
    * A dimension name (snake_case)
+   * @maxLength 64
    * @example "topic"
    */
   dimension: string;
   threshold: ThresholdDto;
   /**
    * One of the dimension's values
+   * @maxLength 64
    * @example "billing"
    */
   value: string;
@@ -4575,6 +4833,7 @@ export interface DimensionValueDefinition {
   description: string;
   /**
    * snake_case identifier, unique within its dimension.
+   * @maxLength 64
    * @pattern ^[a-z][a-z0-9_]{0,63}$
    * @example "billing"
    */
@@ -4667,6 +4926,7 @@ export interface DiscardStagedRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -4674,9 +4934,11 @@ export interface DiscardStagedRowsParams {
 export interface DownloadDatasetVersionFileParams {
   /**
    * Unix time after which the URL is refused
+   * @maxLength 12
    * @pattern ^\d{1,12}$
    */
   expires: string;
+  /** @maxLength 255 */
   filename: string;
   format: "csv" | "jsonl" | "parquet";
   /**
@@ -4687,23 +4949,23 @@ export interface DownloadDatasetVersionFileParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
 
 export interface DownloadExamplesParams {
-  /**
-   * A version listed by GET /sdk/versions, or `latest`
-   * @example "latest"
-   */
+  /** @maxLength 32 */
   version: string;
 }
 
 export interface DownloadReportContentParams {
+  /** @maxLength 255 */
   filename: string;
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -4712,38 +4974,37 @@ export interface DownloadReportExportParams {
   /**
    * The export's id
    * @format uuid
+   * @maxLength 36
    */
   exportId: string;
+  /** @maxLength 255 */
   filename: string;
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
 
 export interface DownloadRunParquetParams {
+  /** @maxLength 255 */
   filename: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface DownloadSdkPackageParams {
-  /**
-   * A version listed by GET /sdk/versions, or `latest`
-   * @example "latest"
-   */
+  /** @maxLength 32 */
   version: string;
 }
 
 export interface DownloadSdkParams {
-  /**
-   * A version listed by GET /sdk/versions, or `latest`
-   * @example "latest"
-   */
+  /** @maxLength 32 */
   version: string;
 }
 
@@ -4771,11 +5032,13 @@ export interface EditReviewLabelParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -4783,7 +5046,10 @@ export interface EditReviewLabelParams {
 export interface EmbeddingConfig {
   /** @example "openai-small" */
   config_ref?: string;
-  /** @example 512 */
+  /**
+   * @format int64
+   * @example 512
+   */
   dimensions?: number;
   /** @example "text-embedding-3-small" */
   model?: string;
@@ -4802,6 +5068,7 @@ export interface EmbeddingConfigRequest {
   config_ref?: string;
   /**
    * Vector size, 1..8192
+   * @format int32
    * @min 1
    * @max 8192
    * @example 512
@@ -4809,6 +5076,7 @@ export interface EmbeddingConfigRequest {
   dimensions?: number;
   /**
    * Model name, overriding the config's (e.g. `text-embedding-3-small`)
+   * @maxLength 200
    * @pattern ^[A-Za-z0-9._:/@-]{1,200}$
    * @example "text-embedding-3-small"
    */
@@ -4837,16 +5105,21 @@ export interface EmbeddingConfigResponse {
   created_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /** @example "OpenAI small embeddings for clustering and semantic metrics" */
   description: string;
-  /** @example 512 */
+  /**
+   * @format int64
+   * @example 512
+   */
   dimensions: number | null;
   /**
    * Null for the built-in local embedder
    * @format uuid
+   * @maxLength 36
    * @example "6d206dd2-0e8b-4d3b-970b-0abf6cd1b2e0"
    */
   id: string | null;
@@ -4867,11 +5140,13 @@ export interface EmbeddingConfigResponse {
   /**
    * The secret holding the API key (never its value)
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -4923,11 +5198,13 @@ export interface EvalConfigResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   default_judge_id: string | null;
@@ -4971,11 +5248,13 @@ export interface EvalConfigResponsePage {
 export interface EvalMetricRefDto {
   /**
    * A metric config of the workspace, or a built-in metric name (scored with its defaults)
+   * @maxLength 100
    * @example "answer-correctness"
    */
   config_name: string;
   /**
    * Pin a version; left out or null takes the version in force when a run starts (GET .../metric-configs/resolved)
+   * @format int32
    * @min 1
    * @max 2147483647
    * @example 2
@@ -5003,7 +5282,10 @@ export interface EvalMetricRefDto {
 export interface EvalMetricRefResponse {
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number | null;
   /** @example true */
   gating: boolean;
@@ -5023,6 +5305,7 @@ export interface EvaluatorBudgetDto {
   cost_per_day_usd?: number | null;
   /**
    * Targets with judged metrics scored per rolling hour, at most (each calls every judged metric's judge once); null: no limit
+   * @format int32
    * @min 1
    * @max 1000000
    * @example 600
@@ -5069,6 +5352,7 @@ export interface EvaluatorRouteDto {
   /**
    * A test-case dataset: failing targets become staged rows (input, output, trace_id, scores), committed by a member
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   dataset_id?: string | null;
@@ -5081,6 +5365,7 @@ export interface EvaluatorRouteDto {
   /**
    * A review queue of kind traces (or sessions) over this dataset: failing targets become its items
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   review_queue_id?: string | null;
@@ -5092,6 +5377,7 @@ export interface EvaluatorSpecResponse {
   filter: Record<string, any> | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -5132,6 +5418,7 @@ export interface EvaluatorTargetResponse {
   attempts: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   backfill_id: string | null;
@@ -5208,6 +5495,7 @@ export interface EvaluatorVersionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -5232,6 +5520,7 @@ export interface ExportAuditEventsParams {
   /**
    * Events of this user (the actor's id)
    * @format uuid
+   * @maxLength 36
    */
   actor_id?: string;
   /** `jsonl` (JSON Lines, one event a line) or `csv`; wins over the Accept header */
@@ -5260,19 +5549,22 @@ export interface ExportAuditEventsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
 
 /**
- * An ExportLogsServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
+ * An ExportLogsServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip); at most OTLP_MAX_BYTES (default 16 MiB) decompressed
  * @format binary
+ * @maxLength 16777216
  */
 export type ExportOtlpLogsPayload = File;
 
 /**
- * An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip)
+ * An ExportTraceServiceRequest, binary protobuf (opentelemetry-proto), optionally gzip-compressed (Content-Encoding: gzip); at most OTLP_MAX_BYTES (default 16 MiB) decompressed
  * @format binary
+ * @maxLength 16777216
  */
 export type ExportOtlpTracesPayload = File;
 
@@ -5280,6 +5572,7 @@ export interface ExportReportParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -5296,6 +5589,7 @@ export interface ExportReviewLabelsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -5311,11 +5605,13 @@ export interface ExportRunDiffParams {
   /**
    * The run compared against (e.g. the last release)
    * @format uuid
+   * @maxLength 36
    */
   base: string;
   /**
    * The run under review
    * @format uuid
+   * @maxLength 36
    */
   candidate: string;
   /** csv (one line per row, a base/candidate/delta column triple per metric) or json (summary and every row); default csv */
@@ -5370,6 +5666,7 @@ export interface ExportSystemAuditEventsParams {
   /**
    * Events of this user (the actor's id)
    * @format uuid
+   * @maxLength 36
    */
   actor_id?: string;
   /** `jsonl` (JSON Lines, one event a line) or `csv`; wins over the Accept header */
@@ -5709,6 +6006,7 @@ export interface GateVerdictResponse {
   label: string | null;
   /**
    * The minimum of matched rows asked for (null: the default, 10)
+   * @format int64
    * @example null
    */
   min_rows: number | null;
@@ -5737,7 +6035,10 @@ export interface GateVerdictResponse {
   test_plan_id: string | null;
   /** @example "support-release-plan" */
   test_plan_name: string | null;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   test_plan_version: number | null;
   /** @example "pass" */
   verdict: "pass" | "fail";
@@ -5752,16 +6053,19 @@ export interface GetAnalysisRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5770,11 +6074,13 @@ export interface GetAnalysisSchemaParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5783,11 +6089,13 @@ export interface GetAnnotationAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5796,11 +6104,13 @@ export interface GetApiKeyParams {
   /**
    * The api key's id
    * @format uuid
+   * @maxLength 36
    */
   apiKeyId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -5809,6 +6119,7 @@ export interface GetAuditRetentionParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -5817,16 +6128,19 @@ export interface GetClusterRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5835,16 +6149,19 @@ export interface GetClusterRunResultParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5853,11 +6170,13 @@ export interface GetClusteringAvailabilityParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5866,20 +6185,24 @@ export interface GetConnectionAdapterParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
 
 export interface GetCustomOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -5888,6 +6211,7 @@ export interface GetDatasetDownloadUrlParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -5901,6 +6225,7 @@ export interface GetDatasetDownloadUrlParams {
   /**
    * The version to download; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    */
   version_id?: string;
 }
@@ -5909,6 +6234,7 @@ export interface GetDatasetParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -5917,11 +6243,13 @@ export interface GetDatasetSchemaParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version to describe; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    */
   version_id?: string;
 }
@@ -5930,6 +6258,7 @@ export interface GetDatasetVersionDownloadUrlParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -5943,6 +6272,7 @@ export interface GetDatasetVersionDownloadUrlParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5951,6 +6281,7 @@ export interface GetDatasetVersionParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -5975,6 +6306,7 @@ export interface GetDatasetVersionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -5995,6 +6327,7 @@ export interface GetDatasetVersionResponse {
   number: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "ed0be736-a7bd-4869-9e2f-d6dbdd29b445"
    */
   parent_version_id: string | null;
@@ -6029,10 +6362,12 @@ export interface GetDatasetVersionResponse {
 }
 
 export interface GetEmbeddingConfigParams {
+  /** @maxLength 100 */
   configRef: string;
   /**
    * The workspace whose configurations these are
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6041,6 +6376,7 @@ export interface GetEvalConfigParams {
   /**
    * The eval config's id
    * @format uuid
+   * @maxLength 36
    */
   evalConfigId: string;
 }
@@ -6049,6 +6385,7 @@ export interface GetJudgeParams {
   /**
    * The judge's id
    * @format uuid
+   * @maxLength 36
    */
   judgeId: string;
 }
@@ -6058,6 +6395,7 @@ export interface GetJudgeValidationComparisonParams {
   /**
    * The workspace the config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6066,6 +6404,7 @@ export interface GetJudgeValidationParams {
   /**
    * The validation's id
    * @format uuid
+   * @maxLength 36
    */
   validationId: string;
 }
@@ -6074,11 +6413,13 @@ export interface GetLatestClusterRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6087,21 +6428,26 @@ export interface GetLatestQualityVerdictParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
 
 export interface GetMetricConfigVersionParams {
+  /** @maxLength 100 */
   configName: string;
+  /** @maxLength 32 */
   configVersion: string;
   /**
    * The workspace the config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6110,6 +6456,7 @@ export interface GetOnlineAlertRuleParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
 }
@@ -6118,6 +6465,7 @@ export interface GetOnlineBackfillParams {
   /**
    * The backfill's id
    * @format uuid
+   * @maxLength 36
    */
   backfillId: string;
 }
@@ -6126,11 +6474,13 @@ export interface GetOnlineEvaluatorParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
 
 export interface GetOpSchemaParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * A registered op's version (default the newest)
@@ -6141,6 +6491,7 @@ export interface GetOpSchemaParams {
   /**
    * The workspace whose operations to read
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6154,12 +6505,14 @@ export interface GetProjectCoverageParams {
   min_rows?: number;
   /**
    * Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language`
+   * @maxLength 701
    * @pattern ^[a-z][a-z0-9_:,]{0,700}$
    */
   pairs?: string;
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -6168,6 +6521,7 @@ export interface GetProjectParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -6176,6 +6530,7 @@ export interface GetProjectTrendParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -6184,35 +6539,41 @@ export interface GetQualityCheckRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
 
 export interface GetRecommendationParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  /** @maxLength 100 */
   recommendationId: string;
   /**
    * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
 
 export interface GetRegisteredOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace whose operations to read
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6221,6 +6582,7 @@ export interface GetReportConfigParams {
   /**
    * The config's id
    * @format uuid
+   * @maxLength 36
    */
   configId: string;
 }
@@ -6229,6 +6591,7 @@ export interface GetReportContentParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -6239,6 +6602,7 @@ export interface GetReportContentUrlParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -6249,6 +6613,7 @@ export interface GetReportDownloadUrlParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -6257,24 +6622,29 @@ export interface GetReportParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
 
 export interface GetReportPromptParams {
+  /** @maxLength 100 */
   sectionKey: string;
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
 
 export interface GetReportSectionParams {
+  /** @maxLength 100 */
   key: string;
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -6283,6 +6653,7 @@ export interface GetReportSettingsParams {
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6298,6 +6669,7 @@ export interface GetReviewAgreementParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
   /**
@@ -6313,11 +6685,13 @@ export interface GetReviewJudgeRunParams {
   /**
    * The judge run's id
    * @format uuid
+   * @maxLength 36
    */
   judgeRunId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -6326,6 +6700,7 @@ export interface GetReviewQueueParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -6341,11 +6716,13 @@ export interface GetRunDiffParams {
   /**
    * The run compared against (e.g. the last release)
    * @format uuid
+   * @maxLength 36
    */
   base: string;
   /**
    * The run under review
    * @format uuid
+   * @maxLength 36
    */
   candidate: string;
   /**
@@ -6383,25 +6760,39 @@ export interface GetRunDiffParams {
 }
 
 export interface GetRunDiffRowImageParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   base: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   candidate: string;
   /**
    * The dataset row
    * @format uuid
+   * @maxLength 36
    */
   row_id: string;
 }
 
 export interface GetRunDiffRowParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   base: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   candidate: string;
   /**
    * The dataset row
    * @format uuid
+   * @maxLength 36
    */
   row_id: string;
 }
@@ -6410,6 +6801,7 @@ export interface GetRunFailureAnalysisParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6425,6 +6817,7 @@ export interface GetRunGateParams {
   /**
    * A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id?: string;
@@ -6440,12 +6833,14 @@ export interface GetRunGateParams {
   /**
    * The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges)
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   project_id?: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6454,6 +6849,7 @@ export interface GetRunParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6462,12 +6858,16 @@ export interface GetRunParquetUrlParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface GetRunQueueParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -6475,15 +6875,18 @@ export interface GetRunResultsSummaryParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface GetRunSessionParams {
+  /** @maxLength 1000 */
   parentId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6492,6 +6895,7 @@ export interface GetSdgAdapterParams {
   /**
    * The adapter's id
    * @format uuid
+   * @maxLength 36
    */
   adapterId: string;
 }
@@ -6500,11 +6904,13 @@ export interface GetSdgRunParams {
   /**
    * The adapter's id
    * @format uuid
+   * @maxLength 36
    */
   adapterId: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6513,11 +6919,13 @@ export interface GetSecretParams {
   /**
    * The secret's id
    * @format uuid
+   * @maxLength 36
    */
   secretId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -6526,39 +6934,36 @@ export interface GetSutParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
 
 export interface GetTemplateParams {
-  /**
-   * A name listed by GET /templates
-   * @example "rag-question-answering"
-   */
+  /** @maxLength 100 */
   name: string;
 }
 
 export interface GetTestPlanParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  /** @maxLength 100 */
   ref: string;
   /**
    * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
 
 export interface GetTestPlanVersionParams {
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  /** @maxLength 100 */
   ref: string;
-  /**
-   * A version number, or `latest`
-   * @example "1"
-   */
+  /** @maxLength 32 */
   version: string;
   /**
    * The workspace the plan belongs to ({ref} may be a name, unique only in its workspace)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -6567,11 +6972,13 @@ export interface GetTextAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6580,6 +6987,7 @@ export interface GetTraceDatasetRetentionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -6588,11 +6996,13 @@ export interface GetTraceEnrichmentParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6601,6 +7011,7 @@ export interface GetTraceFeedbackParams {
   /**
    * The feedback's id
    * @format uuid
+   * @maxLength 36
    */
   feedbackId: string;
 }
@@ -6615,6 +7026,7 @@ export interface GetTraceGroundTruthParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6623,6 +7035,7 @@ export interface GetTraceLandingRunParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -6631,6 +7044,7 @@ export interface GetTraceLiveStreamParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -6639,6 +7053,7 @@ export interface GetTraceRetentionParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -6653,10 +7068,12 @@ export interface GetTraceScoreAggregatesParams {
   /**
    * Only scores of this dataset of the workspace
    * @format uuid
+   * @maxLength 36
    */
   dataset_id?: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "3f2a9c1e-7b4d-4e8a-9c61-0d5e2f7a8b90"
    */
   evaluator_id: string;
@@ -6670,6 +7087,7 @@ export interface GetTraceScoreAggregatesParams {
   /**
    * The window's start (inclusive), by the traces' start time
    * @format date-time
+   * @maxLength 64
    * @example "2026-11-01T00:00:00Z"
    */
   from: string;
@@ -6683,12 +7101,14 @@ export interface GetTraceScoreAggregatesParams {
   /**
    * The window's end (exclusive)
    * @format date-time
+   * @maxLength 64
    * @example "2026-11-08T00:00:00Z"
    */
   to: string;
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -6697,6 +7117,7 @@ export interface GetTraceTopologyParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -6707,6 +7128,7 @@ export interface GetTraceTopologyParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6715,6 +7137,7 @@ export interface GetUserParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -6723,11 +7146,13 @@ export interface GetVisualAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -6736,6 +7161,7 @@ export interface GetWorkspaceParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -6814,17 +7240,22 @@ export interface HumanAgreementResponse {
   fleiss_kappa: EstimateFigureResponse;
   /**
    * Items labelled by at least two reviewers
+   * @format int64
    * @example 50
    */
   items: number;
   percent_agreement: EstimateFigureResponse;
-  /** @example 3 */
+  /**
+   * @format int64
+   * @example 3
+   */
   reviewers: number;
 }
 
 export interface HumanLabelDto {
   /**
    * Each reviewer's label, when several reviewed the row (their agreement is the ceiling; at most 10)
+   * @maxItems 10
    * @example ["pass","pass","fail"]
    */
   reviews?: (string | number | boolean)[];
@@ -6844,11 +7275,13 @@ export interface HumanLabelDto {
 export interface HumanLabelsSourceDto {
   /**
    * A column of the rows' data holding the human label (e.g. `human_verdict`)
+   * @maxLength 100
    * @example "human_verdict"
    */
   field?: string;
   /**
    * Labels per row (at most 10,000)
+   * @maxItems 10000
    * @minItems 1
    */
   labels?: HumanLabelDto[];
@@ -6863,6 +7296,7 @@ export interface HumanLabelsSourceDto {
   positive?: (string | number | boolean)[];
   /**
    * Other columns holding other reviewers' labels of the same rows (with `field`; at most 9)
+   * @maxItems 9
    * @example ["reviewer_b"]
    */
   reviewer_fields?: string[];
@@ -6912,6 +7346,7 @@ export interface InsertRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -6991,6 +7426,7 @@ export interface IssueResetTokenParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -7072,6 +7508,7 @@ export interface JudgeConnectionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -7096,6 +7533,7 @@ export interface JudgeConnectionResponse {
   /**
    * The secret holding the key (its value never appears here)
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id: string | null;
@@ -7183,6 +7621,7 @@ export interface JudgeRunItemError {
   code: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a52"
    */
   item_id: string;
@@ -7200,6 +7639,7 @@ export interface JudgeRunMetricConfigDto {
   name: string;
   /**
    * Its version; absent: the version in force (the workspace default's pin for that name, else the newest version)
+   * @format int32
    * @min 1
    * @max 999999999
    * @example 2
@@ -7255,7 +7695,10 @@ export interface JudgeTestResult {
   ok: boolean;
   /** @example null */
   response_excerpt: string | null;
-  /** @example 200 */
+  /**
+   * @format int64
+   * @example 200
+   */
   status_code: number | null;
   usage: JudgeUsageDto;
   /** The parsed answer; null when there is none (see error) */
@@ -7263,9 +7706,15 @@ export interface JudgeTestResult {
 }
 
 export interface JudgeUsageDto {
-  /** @example 41 */
+  /**
+   * @format int64
+   * @example 41
+   */
   completion_tokens: number | null;
-  /** @example 182 */
+  /**
+   * @format int64
+   * @example 182
+   */
   prompt_tokens: number | null;
 }
 
@@ -7281,27 +7730,32 @@ export interface JudgeValidationComparisonResponse {
   difference: number | null;
   /**
    * Shared items whose human labels differ between the two: left out
+   * @format int64
    * @example 0
    */
   human_label_conflicts: number;
   /**
    * Items compared: both verdicts and a human label
+   * @format int64
    * @example 50
    */
   items: number;
   mcnemar: McNemarResponse;
   /**
    * Items the base judge got right and the candidate wrong
+   * @format int64
    * @example 0
    */
   only_base_correct: number;
   /**
    * Items the candidate got right and the base wrong
+   * @format int64
    * @example 6
    */
   only_candidate_correct: number;
   /**
    * Items both validations hold
+   * @format int64
    * @example 50
    */
   shared_items: number;
@@ -7315,7 +7769,10 @@ export interface JudgeValidationComparisonResponse {
 export interface JudgeValidationResponse {
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number;
   /**
    * @format date-time
@@ -7324,16 +7781,19 @@ export interface JudgeValidationResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   id: string;
   /**
    * Pairs kept with the validation
+   * @format int64
    * @example 50
    */
   items: number;
@@ -7345,6 +7805,7 @@ export interface JudgeValidationResponse {
   /**
    * The metric config version validated
    * @format uuid
+   * @maxLength 36
    * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
    */
   metric_config_id: string;
@@ -7352,12 +7813,14 @@ export interface JudgeValidationResponse {
   result: JudgeValidationResultResponse;
   /**
    * Seed of the bootstrap intervals: the same pairs and seed give the same figures
+   * @format int64
    * @example 1
    */
   seed: number;
   source: JudgeValidationSourceResponse;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -7391,6 +7854,7 @@ export interface JudgeValidationSourceResponse {
   /**
    * With `review_judge_run`: the judge run (GET /review-queues/{queue_id}/judge-runs/{judge_run_id})
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a61"
    */
   judge_run_id?: string;
@@ -7402,6 +7866,7 @@ export interface JudgeValidationSourceResponse {
   /**
    * With `review_queue` and `review_judge_run`: the review queue whose final labels were the human labels
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51"
    */
   queue_id?: string;
@@ -7412,22 +7877,26 @@ export interface JudgeValidationSourceResponse {
   repetition: "first";
   /**
    * With `review_queue` and `review_judge_run`: the queue's rubric version
+   * @format int64
    * @example 1
    */
   rubric_version?: number;
   /**
    * The run whose judge verdicts were validated (null for `review_judge_run`: the judge was asked on the queue's items)
    * @format uuid
+   * @maxLength 36
    * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
    */
   run_id: string | null;
   /**
    * Rows with a judge verdict and no human label
+   * @format int64
    * @example 0
    */
   unlabelled_rows: number;
   /**
    * Human labels of rows the run does not have
+   * @format int64
    * @example 0
    */
   unmatched_labels: number;
@@ -7436,7 +7905,10 @@ export interface JudgeValidationSourceResponse {
 export interface JudgeValidationSummary {
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number;
   /**
    * @format date-time
@@ -7445,16 +7917,19 @@ export interface JudgeValidationSummary {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   id: string;
   /**
    * Pairs kept with the validation
+   * @format int64
    * @example 50
    */
   items: number;
@@ -7466,18 +7941,21 @@ export interface JudgeValidationSummary {
   /**
    * The metric config version validated
    * @format uuid
+   * @maxLength 36
    * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
    */
   metric_config_id: string;
   result: JudgeValidationResultResponse;
   /**
    * Seed of the bootstrap intervals: the same pairs and seed give the same figures
+   * @format int64
    * @example 1
    */
   seed: number;
   source: JudgeValidationSourceResponse;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -7507,6 +7985,7 @@ export interface JudgedSpecDto {
   /**
    * The judge that grades; default the eval config's default judge
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
@@ -7542,6 +8021,7 @@ export interface JudgedSpecDto {
 export interface JudgedSpecResponse {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -7586,6 +8066,7 @@ export interface LandFromConnectionRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @maxLength 36
    * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
@@ -7633,6 +8114,7 @@ export interface LandInlineRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @maxLength 36
    * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
@@ -7656,12 +8138,14 @@ export interface LandInlineRequest {
   message?: string;
   /**
    * OTLP/JSON ExportTraceServiceRequest objects and/or span records (OpenTelemetry, Phoenix, Langfuse or plain `trace_id`/`span_id` records), at most 10000
+   * @maxItems 10000
    * @minItems 1
    * @example [{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-bot"}}]},"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","name":"ChatCompletion","kind":3,"startTimeUnixNano":"1747145160000000000","endTimeUnixNano":"1747145161040000000","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},{"key":"llm.model_name","value":{"stringValue":"gpt-4o-mini"}}]}]}]}]}]
    */
   records: Record<string, any>[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -7675,6 +8159,7 @@ export interface LandTracesFromConnectionParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
 }
@@ -7684,6 +8169,7 @@ export interface LandTracesRequest {
   /**
    * ... or pull from this connection (exactly one of the two)
    * @format uuid
+   * @maxLength 36
    * @example "9890244a-b700-49c4-ac22-d5dfb3c2ffde"
    */
   connection_id?: string;
@@ -7702,6 +8188,7 @@ export interface LandTracesRequest {
   /**
    * An existing trace dataset to add a version to
    * @format uuid
+   * @maxLength 36
    * @example "f0eef60d-4b04-4046-aa3a-779fe13e072d"
    */
   dataset_id?: string;
@@ -7733,11 +8220,13 @@ export interface LandTracesRequest {
   /**
    * Land this upload (POST /traces/uploads) ...
    * @format uuid
+   * @maxLength 36
    * @example "1c2cf2f5-dcc2-4610-b190-6e541af34b2c"
    */
   upload_id?: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -7771,11 +8260,13 @@ export interface ListAnalysisRunsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -7806,6 +8297,7 @@ export interface ListApiKeysParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -7826,11 +8318,13 @@ export interface ListAuditEventsParams {
   /**
    * Events of this user (the actor's id)
    * @format uuid
+   * @maxLength 36
    */
   actor_id?: string;
   /**
    * The `next_cursor` of the page before: the events older than its last
    * @format uuid
+   * @maxLength 36
    */
   cursor?: string;
   /**
@@ -7864,6 +8358,7 @@ export interface ListAuditEventsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -7872,11 +8367,13 @@ export interface ListAvailableMetricsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -7885,16 +8382,19 @@ export interface ListAvailablePartitionMetricsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The partition's id
    * @format uuid
+   * @maxLength 36
    */
   partitionId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -7903,11 +8403,13 @@ export interface ListAvailableQualityChecksParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version the checks would run on; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    */
   version_id?: string;
 }
@@ -7929,6 +8431,7 @@ export interface ListCustomOpsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -7936,12 +8439,14 @@ export interface ListCustomOpsParams {
 export interface ListDatasetAuditEntriesParams {
   /**
    * Only entries older than this instant (ISO 8601), to page back
+   * @maxLength 64
    * @pattern ^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$
    */
   before?: string;
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -7957,6 +8462,7 @@ export interface ListDatasetSnapshotsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -7965,6 +8471,7 @@ export interface ListDatasetVersionsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -8009,11 +8516,15 @@ export interface ListDatasetsParams {
     | "-created_at"
     | "updated_at"
     | "-updated_at";
-  /** Only datasets carrying this tag */
+  /**
+   * Only datasets carrying this tag
+   * @maxLength 64
+   */
   tag?: string;
   /**
    * Only datasets of this workspace; without it, datasets of every workspace you belong to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -8022,6 +8533,7 @@ export interface ListDimensionValuesParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -8032,6 +8544,7 @@ export interface ListDimensionValuesParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8040,11 +8553,13 @@ export interface ListDimensionsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8065,6 +8580,7 @@ export interface ListEmbeddingConfigsParams {
   /**
    * The workspace whose configurations to list
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8087,7 +8603,10 @@ export interface ListEvalConfigsParams {
    * @maxLength 100
    */
   q?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8096,12 +8615,15 @@ export interface ListInvitationsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
 
 export interface ListJudgeValidationsParams {
+  /** @maxLength 100 */
   configName: string;
+  /** @maxLength 32 */
   configVersion: string;
   /**
    * 1-based page number
@@ -8118,6 +8640,7 @@ export interface ListJudgeValidationsParams {
   /**
    * The workspace the metric config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8136,7 +8659,10 @@ export interface ListJudgesParams {
    */
   page_size?: number;
   provider?: "openai_compatible" | "azure_openai" | "anthropic";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8144,6 +8670,7 @@ export interface ListLatestQualityVerdictsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -8152,15 +8679,18 @@ export interface ListMembersParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
 
 export interface ListMetricConfigDefaultVersionsParams {
+  /** @maxLength 200 */
   metricName: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -8169,6 +8699,7 @@ export interface ListMetricConfigDefaultsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -8197,7 +8728,10 @@ export interface ListMetricConfigsParams {
    * @maxLength 100
    */
   q?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8205,6 +8739,7 @@ export interface ListMetricsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -8225,6 +8760,7 @@ export interface ListNotificationConfigsParams {
   /**
    * The workspace whose webhooks to list
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8233,6 +8769,7 @@ export interface ListOnlineAlertEventsParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
   /**
@@ -8253,6 +8790,7 @@ export interface ListOnlineAlertRulesParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
   /**
@@ -8273,6 +8811,7 @@ export interface ListOnlineBackfillsParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
   /**
@@ -8292,12 +8831,14 @@ export interface ListOnlineBackfillsParams {
 export interface ListOnlineEvaluatorTargetsParams {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196b1c2-3d4e-7f50-8a61-b2c3d4e5f602"
    */
   backfill_id?: string;
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
   /**
@@ -8330,6 +8871,7 @@ export interface ListOnlineEvaluatorVersionsParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -8337,6 +8879,7 @@ export interface ListOnlineEvaluatorVersionsParams {
 export interface ListOnlineEvaluatorsParams {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id?: string;
@@ -8355,6 +8898,7 @@ export interface ListOnlineEvaluatorsParams {
   state?: "active" | "paused";
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -8364,6 +8908,7 @@ export interface ListOpsParams {
   /**
    * The workspace whose operations to read
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8372,11 +8917,13 @@ export interface ListPartitionsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8407,7 +8954,10 @@ export interface ListProjectsParams {
     | "-created_at"
     | "updated_at"
     | "-updated_at";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8415,6 +8965,7 @@ export interface ListQualityCheckRunsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -8432,6 +8983,7 @@ export interface ListQualityCheckRunsParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -8440,11 +8992,13 @@ export interface ListQualityCheckSuggestionsParams {
   /**
    * The dataset to suggest checks for
    * @format uuid
+   * @maxLength 36
    */
   dataset_id: string;
   /**
    * Its version; default: the current version, else the newest
    * @format uuid
+   * @maxLength 36
    */
   version_id?: string;
 }
@@ -8452,11 +9006,15 @@ export interface ListQualityCheckSuggestionsParams {
 export interface ListRecommendationsParams {
   /** `builtin`, `workspace` or both (default) */
   source?: "builtin" | "workspace";
-  /** Only this use case (`rag_qa`, `customer_support`, …) */
+  /**
+   * Only this use case (`rag_qa`, `customer_support`, …)
+   * @maxLength 64
+   */
   use_case?: string;
   /**
    * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8476,7 +9034,10 @@ export interface ListRegisteredOpsParams {
    */
   page_size?: number;
   source?: "builtin" | "workspace";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8484,6 +9045,7 @@ export interface ListReportConfigsParams {
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8492,6 +9054,7 @@ export interface ListReportPartitionMetricsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8500,6 +9063,7 @@ export interface ListReportPartitionsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8508,6 +9072,7 @@ export interface ListReportPromptsParams {
   /**
    * The workspace
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8516,11 +9081,13 @@ export interface ListReportQuestionsParams {
   /**
    * Answer for this report config's sections and questions (default: the workspace settings' default config)
    * @format uuid
+   * @maxLength 36
    */
   config_id?: string;
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8541,11 +9108,13 @@ export interface ListReportsParams {
   /**
    * Only the reports of this run
    * @format uuid
+   * @maxLength 36
    */
   run_id?: string;
   /**
    * The workspace whose reports to list
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8554,6 +9123,7 @@ export interface ListResolvedMetricConfigsParams {
   /**
    * Resolve as a run with this eval config would
    * @format uuid
+   * @maxLength 36
    */
   eval_config_id?: string;
   /**
@@ -8564,6 +9134,7 @@ export interface ListResolvedMetricConfigsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -8584,6 +9155,7 @@ export interface ListReviewDisagreementsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -8604,6 +9176,7 @@ export interface ListReviewFinalLabelsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -8624,6 +9197,7 @@ export interface ListReviewItemsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
   state?: "pending" | "final" | "disagreement";
@@ -8645,6 +9219,7 @@ export interface ListReviewJudgeRunsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -8663,7 +9238,10 @@ export interface ListReviewQueuesParams {
    */
   page_size?: number;
   state?: "open" | "closed";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8671,6 +9249,7 @@ export interface ListReviewRubricVersionsParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -8693,6 +9272,7 @@ export interface ListRunEventsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -8701,15 +9281,20 @@ export interface ListRunGateVerdictsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface ListRunsParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   dataset_id?: string;
   /**
    * Only runs with a gate verdict recorded with this label (a branch such as `main`)
+   * @maxLength 64
    * @example "main"
    */
   gate_label?: string;
@@ -8730,6 +9315,7 @@ export interface ListRunsParams {
   /**
    * Only runs of this project's linked SUTs or datasets (the runs its trend reads)
    * @format uuid
+   * @maxLength 36
    */
   project_id?: string;
   state?:
@@ -8739,13 +9325,17 @@ export interface ListRunsParams {
     | "succeeded"
     | "failed"
     | "cancelled";
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   sut_id?: string;
   /** @maxLength 64 */
   tag?: string;
   /**
    * Runs of this workspace; without it, of every workspace you belong to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -8763,7 +9353,10 @@ export interface ListSdgAdaptersParams {
    * @default 50
    */
   page_size?: number;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8790,6 +9383,7 @@ export interface ListSecretsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -8798,6 +9392,7 @@ export interface ListStagedRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -8806,6 +9401,7 @@ export interface ListSutConnectionsParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -8833,6 +9429,7 @@ export interface ListSutRunsParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -8863,6 +9460,7 @@ export interface ListSutsParams {
   /**
    * The workspace whose systems to list
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -8883,11 +9481,13 @@ export interface ListSystemAuditEventsParams {
   /**
    * Events of this user (the actor's id)
    * @format uuid
+   * @maxLength 36
    */
   actor_id?: string;
   /**
    * The `next_cursor` of the page before: the events older than its last
    * @format uuid
+   * @maxLength 36
    */
   cursor?: string;
   /**
@@ -8933,9 +9533,12 @@ export interface ListTestPlanVersionsParams {
    * @default 50
    */
   page_size?: number;
-  /** The test plan id, or its name (unique in the workspace, case-insensitive) */
+  /** @maxLength 100 */
   ref: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8957,12 +9560,18 @@ export interface ListTestPlansParams {
    * @maxLength 100
    */
   q?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
 export interface ListTraceConnectionsParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
@@ -8970,6 +9579,7 @@ export interface ListTraceEnrichmentResultsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -9045,6 +9655,7 @@ export interface ListTraceEnrichmentResultsParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -9053,11 +9664,13 @@ export interface ListTraceFeedbackParams {
   /**
    * Posted at or after this instant
    * @format date-time
+   * @maxLength 64
    */
   created_after?: string;
   /**
    * Posted before this instant
    * @format date-time
+   * @maxLength 64
    */
   created_before?: string;
   /** Scores at most this */
@@ -9094,6 +9707,7 @@ export interface ListTraceFeedbackParams {
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -9127,6 +9741,7 @@ export interface ListTraceLandingRunDropsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -9135,9 +9750,13 @@ export interface ListTraceScoresParams {
   /**
    * Only scores of this dataset of the workspace
    * @format uuid
+   * @maxLength 36
    */
   dataset_id?: string;
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   evaluator_id?: string;
   /** @maxLength 200 */
   evaluator_name?: string;
@@ -9152,11 +9771,13 @@ export interface ListTraceScoresParams {
   /**
    * Traces that started at or after this instant
    * @format date-time
+   * @maxLength 64
    */
   observed_after?: string;
   /**
    * Traces that started before this instant
    * @format date-time
+   * @maxLength 64
    */
   observed_before?: string;
   /**
@@ -9180,6 +9801,7 @@ export interface ListTraceScoresParams {
   /**
    * The workspace, with a user's token (an API key's own workspace is used otherwise)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id?: string;
 }
@@ -9193,6 +9815,7 @@ export interface ListTraceSpanChildrenParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -9218,6 +9841,7 @@ export interface ListTraceSpanChildrenParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -9231,6 +9855,7 @@ export interface ListTraceSpansByDepthParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -9256,6 +9881,7 @@ export interface ListTraceSpansByDepthParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -9264,6 +9890,7 @@ export interface ListTraceTagsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -9279,6 +9906,7 @@ export interface ListTraceTagsParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -9312,6 +9940,7 @@ export interface ListTraceVersionDropsParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -9331,6 +9960,7 @@ export interface ListUserCandidatesParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -9339,6 +9969,7 @@ export interface ListUserMembershipsParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -9419,11 +10050,13 @@ export interface MapDatasetVersionFieldsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -9463,6 +10096,7 @@ export interface MapVersionRequest {
 export interface McNemarResponse {
   /**
    * Items exactly one judge got right
+   * @format int64
    * @example 6
    */
   informative: number;
@@ -9535,7 +10169,10 @@ export interface MeResponse {
 export interface MetricConfigResolution {
   /** @example "answer-correctness" */
   config_name: string | null;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number | null;
   /** @example "judged" */
   kind: "deterministic" | "judged" | "custom";
@@ -9573,6 +10210,7 @@ export interface MetricConfigResolution {
 export interface MetricConfigResolutionListResponse {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
    */
   eval_config_id: string | null;
@@ -9589,6 +10227,7 @@ export interface MetricConfigResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -9601,6 +10240,7 @@ export interface MetricConfigResponse {
   first_used_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   first_used_by_run: string | null;
@@ -9695,11 +10335,13 @@ export interface MetricConfigSummaryPage {
 export interface MetricDefaultEntryDto {
   /**
    * The config in force for it; null clears the pin (back to the newest version or the built-in defaults)
+   * @maxLength 100
    * @example "answer-correctness"
    */
   config_name: string | null;
   /**
    * A version to pin; left out or null follows the config's newest version
+   * @format int32
    * @min 1
    * @max 2147483647
    * @example 2
@@ -9737,6 +10379,7 @@ export interface MoveProjectParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -9745,6 +10388,7 @@ export interface MoveProjectRequest {
   /**
    * The workspace that receives the project (you must be an admin there and in the current one)
    * @format uuid
+   * @maxLength 36
    * @example "c76382bf-32c5-4ecd-b7b0-686fa9ee9fa3"
    */
   workspace_id: string;
@@ -9778,6 +10422,7 @@ export interface NotificationConfigResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -9844,6 +10489,7 @@ export interface OnlineEvaluatorResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -10123,6 +10769,7 @@ export interface PartitionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -10181,18 +10828,21 @@ export interface PassRuleResponse {
 export interface PlanDatasetDto {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
   /**
    * Run only a partition of the dataset (one of its versions' partitions)
    * @format uuid
+   * @maxLength 36
    * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
    */
   partition_id?: string;
   /**
    * Pin a version of the dataset (default: its current, else latest, version when a run starts)
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
@@ -10201,17 +10851,20 @@ export interface PlanDatasetDto {
 export interface PlanDatasetResponse {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   partition_id: string | null;
   /**
    * A pinned version, or null for the dataset's current (else latest) version
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id: string | null;
@@ -10225,6 +10878,7 @@ export interface PlanMetricDto {
   gating?: boolean;
   /**
    * The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …)
+   * @maxLength 100
    * @example "answer-correctness"
    */
   name: string;
@@ -10367,6 +11021,7 @@ export interface ProjectCreateResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -10383,6 +11038,7 @@ export interface ProjectCreateResponse {
   dimensions: DimensionDefinition[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -10403,6 +11059,7 @@ export interface ProjectCreateResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10422,6 +11079,7 @@ export interface ProjectListItem {
   dimension_count: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -10439,6 +11097,7 @@ export interface ProjectListItem {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10474,6 +11133,7 @@ export interface ProjectPatchResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -10485,6 +11145,7 @@ export interface ProjectPatchResponse {
   dimensions: DimensionDefinition[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -10505,6 +11166,7 @@ export interface ProjectPatchResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10518,6 +11180,7 @@ export interface ProjectResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -10529,6 +11192,7 @@ export interface ProjectResponse {
   dimensions: DimensionDefinition[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -10549,6 +11213,7 @@ export interface ProjectResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10557,6 +11222,7 @@ export interface ProjectResponse {
 export interface ProjectTestPlanRef {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
@@ -10601,11 +11267,13 @@ export interface PromoteDatasetVersionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10615,6 +11283,7 @@ export interface PromoteTraceVersionParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10623,6 +11292,7 @@ export interface PublishCustomOpParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -10651,17 +11321,19 @@ export interface PublishCustomOpRequest {
   kind: "metric" | "check" | "enrichment" | "transform";
   /**
    * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
-   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","format":"int32","minimum":1,"maximum":100000}},"additionalProperties":false}
    */
   params_schema?: Record<string, any>;
   /**
    * A workspace secret sent as `Authorization: Bearer <value>` (admins choose where secrets go)
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
@@ -10677,6 +11349,7 @@ export interface PublishCustomOpRequest {
 export interface PutAuditRetentionRequest {
   /**
    * Days the workspace keeps its audit events (30..36500); null follows the service's default (AUDIT_RETENTION_DAYS)
+   * @format int32
    * @min 30
    * @max 36500
    * @example 365
@@ -10700,6 +11373,7 @@ export interface PutSectionPromptRequest {
   prompt: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -10727,6 +11401,7 @@ export interface PutTraceLiveSettingsRequest {
 export interface PutTraceRetentionRequest {
   /**
    * Days trace data is kept (1 .. 3650); null keeps it forever
+   * @format int32
    * @min 1
    * @max 3650
    * @example 30
@@ -10803,11 +11478,13 @@ export interface QueryAnnotationAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10816,6 +11493,7 @@ export interface QueryDatasetParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -10824,11 +11502,13 @@ export interface QueryDatasetVersionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10837,11 +11517,13 @@ export interface QueryDimensionsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10883,6 +11565,7 @@ export interface QueryRunResultsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -10891,6 +11574,7 @@ export interface QueryRunTableParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -10899,11 +11583,13 @@ export interface QueryTextAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10912,11 +11598,13 @@ export interface QueryVisualAnalysisParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -10939,6 +11627,7 @@ export interface QuestionItem {
 export interface QuestionSchemaResponse {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id: string | null;
@@ -10986,6 +11675,7 @@ export interface QueuedRunDto {
   name: string;
   /**
    * 1 for the next to start; null while running
+   * @format int64
    * @example null
    */
   position: number | null;
@@ -11009,9 +11699,15 @@ export interface RateFigureResponse {
    * @example null
    */
   reason: string | null;
-  /** @example 20 */
+  /**
+   * @format int64
+   * @example 20
+   */
   successes: number;
-  /** @example 25 */
+  /**
+   * @format int64
+   * @example 25
+   */
   trials: number;
   /** @example 0.8 */
   value: number | null;
@@ -11021,6 +11717,7 @@ export interface ReactivateUserParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -11079,10 +11776,14 @@ export interface RecommendationDefinition {
    * @maxItems 50
    */
   metrics: RecommendedMetricDto[];
-  /** @example "Support RAG essentials" */
+  /**
+   * @maxLength 100
+   * @example "Support RAG essentials"
+   */
   name: string;
   /**
    * The kind of application (snake_case), e.g. `rag_qa`
+   * @maxLength 64
    * @pattern ^[a-z][a-z0-9_]{0,63}$
    * @example "rag_qa"
    */
@@ -11112,6 +11813,7 @@ export interface RecommendedMetricDto {
   kind: "deterministic" | "judged";
   /**
    * The metric as runs name it
+   * @maxLength 100
    * @example "faithfulness"
    */
   name: string;
@@ -11149,12 +11851,14 @@ export interface RecomputeTraceEnrichmentParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   recompute: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -11170,11 +11874,13 @@ export interface RecordGateRequest {
   /**
    * A run to compare against (the last release): the gate fails on a significant regression of a gating metric or the row verdict, overall or on a dimension value
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id?: string;
   /**
    * The line of runs the verdict belongs to, e.g. the branch `main` (1..64 letters, digits or . _ : / -); `--baseline latest --baseline-label main` finds the newest run whose verdict with this label passed
+   * @maxLength 64
    * @example "main"
    */
   label?: string;
@@ -11188,6 +11894,7 @@ export interface RecordGateRequest {
   /**
    * The project whose test plan judges the run (default: the one project with a test plan linking the run's SUT or dataset; without one, the run's own pass rule judges)
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   project_id?: string;
@@ -11239,10 +11946,12 @@ export interface RecordedTracesDto {
 }
 
 export interface RedeployCustomOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -11268,11 +11977,12 @@ export interface RedeployCustomOpRequest {
   health_url?: string;
   /**
    * A new parameter schema: registers a new version of the op of the same name
-   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","format":"int32","minimum":1,"maximum":100000}},"additionalProperties":false}
    */
   params_schema?: Record<string, any>;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
@@ -11288,6 +11998,7 @@ export interface RegenerateReportParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
@@ -11296,6 +12007,7 @@ export interface RegenerateReportRequest {
   /**
    * Rebuild with this judge instead of the one that built the report
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string;
@@ -11306,6 +12018,7 @@ export interface RegenerateReportRequest {
   keep_edits?: boolean;
   /**
    * The sections to have, in order (default: the report's current sections; name a deleted one to bring it back)
+   * @maxItems 6
    * @minItems 1
    * @example ["summary","metrics_overview","regressions"]
    */
@@ -11327,6 +12040,7 @@ export interface RegenerateReportRequest {
 export interface RegisterOpBody {
   /**
    * The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items}
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   custom_op: string;
@@ -11339,12 +12053,13 @@ export interface RegisterOpBody {
   kind: "metric" | "check" | "enrichment" | "transform";
   /**
    * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
-   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","format":"int32","minimum":1,"maximum":100000}},"additionalProperties":false}
    */
   params_schema?: Record<string, any>;
 }
@@ -11352,6 +12067,7 @@ export interface RegisterOpBody {
 export interface RegisterOpRequest {
   /**
    * The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items}
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   custom_op: string;
@@ -11364,17 +12080,19 @@ export interface RegisterOpRequest {
   kind: "metric" | "check" | "enrichment" | "transform";
   /**
    * Unique in the workspace and not a built-in op's name; registering a name again adds a version
+   * @maxLength 64
    * @example "toxicity-scorer"
    */
   name: string;
   /**
    * JSON Schema (draft-07) of the op's parameters; its root must be an object schema. Default: an object with no properties allowed
-   * @example {"type":"object","properties":{"min_length":{"type":"integer","minimum":1}},"additionalProperties":false}
+   * @example {"type":"object","properties":{"min_length":{"type":"integer","format":"int32","minimum":1,"maximum":100000}},"additionalProperties":false}
    */
   params_schema?: Record<string, any>;
   /**
    * The workspace that registers the op (admins)
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -11384,6 +12102,7 @@ export interface RegisterWorkspaceOpParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -11445,11 +12164,13 @@ export interface ReleaseReviewLeaseParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -11485,7 +12206,10 @@ export interface ReleaseRuleDto {
 export interface ReleaseRuleResponse {
   /** @example true */
   include_dimension_thresholds: boolean;
-  /** @example null */
+  /**
+   * @format int64
+   * @example null
+   */
   min_metrics_passing: number | null;
   /** @example 0.9 */
   min_row_pass_rate: number | null;
@@ -11497,11 +12221,13 @@ export interface RemoveMemberParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -11530,6 +12256,7 @@ export interface ReplaceEvalConfigParams {
   /**
    * The eval config's id
    * @format uuid
+   * @maxLength 36
    */
   evalConfigId: string;
 }
@@ -11539,6 +12266,7 @@ export interface ReplaceEvalConfigRequest {
   /**
    * The judge for judged metrics whose config names none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   default_judge_id?: string | null;
@@ -11555,6 +12283,7 @@ export interface ReplaceEvalConfigRequest {
   metrics: EvalMetricRefDto[];
   /**
    * Unique in the workspace, case-insensitively
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-release-gate"
    */
@@ -11563,11 +12292,14 @@ export interface ReplaceEvalConfigRequest {
 }
 
 export interface ReplaceMetricConfigVersionParams {
+  /** @maxLength 100 */
   configName: string;
+  /** @maxLength 32 */
   configVersion: string;
   /**
    * The workspace the config belongs to
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -11576,21 +12308,24 @@ export interface ReplaceProjectTestPlanParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
 
 export interface ReplaceRecommendationParams {
-  /** `builtin-<template>` for a built-in recommendation, else the UUID of a workspace recommendation */
+  /** @maxLength 100 */
   recommendationId: string;
   /**
    * The workspace whose recommendations (with the built-in ones) are read or changed
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
 
 export interface ReplaceReportPromptParams {
+  /** @maxLength 100 */
   sectionKey: string;
 }
 
@@ -11602,6 +12337,7 @@ export interface ReportConfigResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -11645,6 +12381,7 @@ export interface ReportConfigSectionDto {
     | "recommendations";
   /**
    * Questions the section should answer beside the built-in ones (up to 20, each up to 500 characters)
+   * @maxItems 20
    * @example ["Is the release ready to ship?"]
    */
   questions?: string[];
@@ -11789,11 +12526,13 @@ export interface ReportResponse {
   /**
    * The earlier run `regressions` compares against
    * @format uuid
+   * @maxLength 36
    * @example "27e1b0d8-e509-43eb-a23c-37b7a89187e2"
    */
   baseline_run_id: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id: string | null;
@@ -11804,6 +12543,7 @@ export interface ReportResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -11822,6 +12562,7 @@ export interface ReportResponse {
   /**
    * The judge that wrote narratives (null: every narrative from the template)
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -11875,6 +12616,7 @@ export interface ReportSectionContent {
   edited_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   edited_by: string | null;
@@ -11953,6 +12695,7 @@ export interface ReportSectionPromptResponse {
   updated_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   updated_by: string | null;
@@ -11966,6 +12709,7 @@ export interface ReportSettingsResponse {
   custom_prompts: string[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   default_config_id: string | null;
@@ -11975,6 +12719,7 @@ export interface ReportSettingsResponse {
   formats: ("markdown" | "html" | "pdf")[];
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -11985,6 +12730,7 @@ export interface ReportSettingsResponse {
   updated_at: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   updated_by: string | null;
@@ -11995,6 +12741,7 @@ export interface ReportSettingsResponse {
 export interface ReportSummary {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   config_id: string | null;
@@ -12005,6 +12752,7 @@ export interface ReportSummary {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -12070,6 +12818,7 @@ export interface RerunParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -12086,11 +12835,13 @@ export interface ResendInvitationParams {
   /**
    * The invitation's id
    * @format uuid
+   * @maxLength 36
    */
   invitationId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -12128,6 +12879,7 @@ export interface ResetUserPasswordParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -12136,6 +12888,7 @@ export interface ResolvePartitionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -12159,11 +12912,13 @@ export interface ResolvePartitionParams {
   /**
    * The partition's id
    * @format uuid
+   * @maxLength 36
    */
   partitionId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -12220,11 +12975,13 @@ export interface RevealSecretParams {
   /**
    * The secret's id
    * @format uuid
+   * @maxLength 36
    */
   secretId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -12256,6 +13013,7 @@ export interface ReviewExportResponse {
   dataset_id: string;
   /**
    * With `ground_truth`: the number of the trace version's new ground truth (dataset_id and version_id are the trace dataset and version)
+   * @format int64
    * @example 2
    */
   ground_truth_number?: number;
@@ -12274,7 +13032,10 @@ export interface ReviewExportResponse {
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id: string | null;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   version_number: number | null;
 }
 
@@ -12352,7 +13113,10 @@ export interface ReviewJudgeRunResponse {
   confidence: number;
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number;
   /**
    * @format date-time
@@ -12361,6 +13125,7 @@ export interface ReviewJudgeRunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -12383,27 +13148,32 @@ export interface ReviewJudgeRunResponse {
   finished_at: string | null;
   /**
    * Items the judge gave a verdict on
+   * @format int64
    * @example 46
    */
   graded: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a61"
    */
   id: string;
   /**
    * Finally labelled items taken (at most 2,000, the first in queue order)
+   * @format int64
    * @example 48
    */
   items: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
   /**
    * The judged metric config version applied
    * @format uuid
+   * @maxLength 36
    * @example "3f5a0983-0d67-4a7e-a129-973f816631f0"
    */
   metric_config_id: string;
@@ -12416,15 +13186,20 @@ export interface ReviewJudgeRunResponse {
   progress: Record<string, any> | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a51"
    */
   queue_id: string;
   /**
    * The queue's rubric version when the run was asked for
+   * @format int64
    * @example 1
    */
   rubric_version: number;
-  /** @example 7 */
+  /**
+   * @format int64
+   * @example 7
+   */
   seed: number;
   /**
    * @format date-time
@@ -12435,22 +13210,26 @@ export interface ReviewJudgeRunResponse {
   state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
   /**
    * Items the judge could not grade (its call failed or its answer held no verdict)
+   * @format int64
    * @example 2
    */
   ungraded: number;
   /**
    * Items whose final label has no value of the field (an optional field left empty)
+   * @format int64
    * @example 0
    */
   unlabelled: number;
   /**
    * The judge validation recorded, once succeeded (GET /judge-validations/{validation_id})
    * @format uuid
+   * @maxLength 36
    * @example "0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a62"
    */
   validation_id: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -12515,6 +13294,7 @@ export interface ReviewQueueResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -12573,6 +13353,7 @@ export interface ReviewSourceDto {
   /**
    * The run id (`run`) or the dataset version id (the others)
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   id: string;
@@ -12604,11 +13385,13 @@ export interface RevokeApiKeyParams {
   /**
    * The api key's id
    * @format uuid
+   * @maxLength 36
    */
   apiKeyId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -12617,11 +13400,13 @@ export interface RevokeInvitationParams {
   /**
    * The invitation's id
    * @format uuid
+   * @maxLength 36
    */
   invitationId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -12701,15 +13486,18 @@ export interface RowQueryRequest {
   offset?: number;
   /**
    * Columns to return (default: all); `_row_id` always comes back
+   * @maxItems 200
    * @example ["question","answer","topic"]
    */
   select?: string[];
   /**
    * Sort keys, first wins; rows keep their dataset order after them
+   * @maxItems 5
    * @example [{"field":"topic","direction":"asc"}]
    */
   sort?: {
     direction?: "asc" | "desc";
+    /** @maxLength 1000 */
     field: string;
   }[];
 }
@@ -12717,6 +13505,7 @@ export interface RowQueryRequest {
 export interface RubricDto {
   /**
    * 1..20 fields, at least one required
+   * @maxItems 20
    * @minItems 1
    * @example [{"name":"correct","type":"pass_fail","required":true},{"name":"tone","type":"categorical","required":false,"options":["curt","neutral","warm"]},{"name":"helpfulness","type":"numeric","required":false,"min":1,"max":5},{"name":"note","type":"free_text","required":false}]
    */
@@ -12745,6 +13534,7 @@ export interface RubricFieldDto {
   min?: number;
   /**
    * 1..64 letters, digits or underscores, starting with a letter
+   * @maxLength 64
    * @pattern ^[A-Za-z][A-Za-z0-9_]{0,63}$
    * @example "correct"
    */
@@ -12794,6 +13584,7 @@ export interface RubricVersionResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -12940,7 +13731,10 @@ export interface RunItemResultDto {
    * @example {"source":"response","steps":[{"type":"tool_call","name":"search_kb","arguments":{"query":"reset password"},"output":["kb/security/reset-password"],"call_id":"call_1"}]}
    */
   trajectory: Record<string, any> | null;
-  /** @example null */
+  /**
+   * @format int64
+   * @example null
+   */
   turn: number | null;
   /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */
   usage: Record<string, any> | null;
@@ -12949,12 +13743,16 @@ export interface RunItemResultDto {
 export interface RunMetricView {
   /** @example "answer-correctness" */
   config_name: string | null;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number | null;
   /** @example true */
   gating: boolean;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id: string | null;
@@ -12979,6 +13777,7 @@ export interface RunOnlineAlertCheckParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
   check: string;
@@ -13010,12 +13809,14 @@ export interface RunQualityChecksParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   run: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -13023,10 +13824,18 @@ export interface RunQualityChecksParams {
 export interface RunQualityChecksRequest {
   /**
    * Checks to run, each `{ "check": id, "params": {...} }`; default: every applicable check with default params
+   * @maxItems 14
    * @example [{"check":"pii"},{"check":"near_duplicates","params":{"threshold":0.9}}]
    */
   checks?: {
-    check: string;
+    check:
+      | "exact_duplicates"
+      | "near_duplicates"
+      | "empty_fields"
+      | "pii"
+      | "length_outliers"
+      | "language_mismatch"
+      | "label_leakage";
     params?: Record<string, any>;
   }[];
 }
@@ -13064,6 +13873,7 @@ export interface RunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -13071,6 +13881,7 @@ export interface RunResponse {
   dataset_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fbe89949-95ca-4fae-9022-be8b4fd7304c"
    */
   eval_config_id: string | null;
@@ -13083,6 +13894,7 @@ export interface RunResponse {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
@@ -13091,6 +13903,7 @@ export interface RunResponse {
   name: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "e6c2feed-97c3-43e5-b733-96f1ee7aa5e0"
    */
   partition_id: string | null;
@@ -13111,6 +13924,7 @@ export interface RunResponse {
   rerun_mode: "all" | "errors" | "failed" | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   rerun_of: string | null;
@@ -13197,10 +14011,12 @@ export interface RunResultsQueryRequest {
   offset?: number;
   /**
    * Sort keys over the same fields, first wins; results keep dataset order after them
+   * @maxItems 5
    * @example [{"field":"latency_ms","direction":"desc"}]
    */
   sort?: {
     direction?: "asc" | "desc";
+    /** @maxLength 1000 */
     field: string;
   }[];
 }
@@ -13297,7 +14113,10 @@ export interface RunSessionTurnDto {
    * @example {"source":"response","steps":[{"type":"tool_call","name":"search_kb","arguments":{"query":"reset password"},"output":["kb/security/reset-password"],"call_id":"call_1"}]}
    */
   trajectory: Record<string, any> | null;
-  /** @example null */
+  /**
+   * @format int64
+   * @example null
+   */
   turn: number | null;
   /** @example {"prompt_tokens":412,"completion_tokens":38,"total_tokens":450} */
   usage: Record<string, any> | null;
@@ -13373,7 +14192,10 @@ export interface ScoreInterval {
 }
 
 export interface ScoreValidityResponse {
-  /** @example 50 */
+  /**
+   * @format int64
+   * @example 50
+   */
   items: number;
   /** Mean |judge − human| in the scale's units */
   mean_absolute_error: EstimateFigureResponse;
@@ -13384,7 +14206,10 @@ export interface ScoreValidityResponse {
 export interface SdgAdapterResponse {
   /** @example {"input":"How do I {{dim.task}} in {{seed.product}}?","expected_output":"{{seed.answer}}"} */
   columns: Record<string, string> | null;
-  /** @example null */
+  /**
+   * @format int64
+   * @example null
+   */
   count: number | null;
   /**
    * @format date-time
@@ -13393,6 +14218,7 @@ export interface SdgAdapterResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -13406,6 +14232,7 @@ export interface SdgAdapterResponse {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   judge_id: string | null;
@@ -13458,6 +14285,7 @@ export interface SdgRunResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -13482,6 +14310,7 @@ export interface SdgRunResponse {
   id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fc7b3a5d-aa83-4122-8a09-9989bf9cc2ae"
    */
   job_id: string | null;
@@ -13494,6 +14323,7 @@ export interface SdgRunResponse {
   /**
    * The candidate version made, once succeeded
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id: string | null;
@@ -13505,6 +14335,7 @@ export interface SdgSeedDto {
   /**
    * Seed rows come from this dataset (its current version, or `version_id`)
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id: string;
@@ -13517,6 +14348,7 @@ export interface SdgSeedDto {
   limit?: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "89fa3cc1-e563-4ad1-af4c-d5becdca17df"
    */
   version_id?: string;
@@ -13578,6 +14410,7 @@ export interface SealTraceLiveStreamParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   seal: string;
@@ -13682,6 +14515,7 @@ export interface SetAuditRetentionParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13690,6 +14524,7 @@ export interface SetMetricConfigDefaultsParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13707,6 +14542,7 @@ export interface SetTraceDatasetRetentionParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -13715,6 +14551,7 @@ export interface SetTraceLiveStreamParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -13723,6 +14560,7 @@ export interface SetTraceRetentionParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13731,6 +14569,7 @@ export interface SetWorkspaceEmbeddingConfigParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -13747,11 +14586,13 @@ export interface SkipReviewItemParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
   skip: string;
@@ -13826,6 +14667,7 @@ export interface SpanTreeItem {
   child_count: number;
   /**
    * Its level, 1 for a root (null in a read of children)
+   * @format int64
    * @example 1
    */
   depth: number | null;
@@ -13888,6 +14730,7 @@ export interface StagedEditResponse {
   staged_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   staged_by: string | null;
@@ -13899,11 +14742,13 @@ export interface StartAnalysisRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -13912,11 +14757,13 @@ export interface StartClusterRunParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -13925,6 +14772,7 @@ export interface StartOnlineBackfillParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -13933,6 +14781,7 @@ export interface StartReviewJudgeRunParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -13948,6 +14797,7 @@ export interface StartReviewJudgeRunRequest {
   confidence?: number;
   /**
    * The rubric field whose final labels are the human verdicts: pass/fail, categorical (with `positive`) or numeric
+   * @maxLength 64
    * @pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$
    * @example "correct"
    */
@@ -13965,6 +14815,7 @@ export interface StartReviewJudgeRunRequest {
   positive?: string[];
   /**
    * Seed of the validation's bootstrap intervals (default 1)
+   * @format int32
    * @min 0
    * @max 2147483647
    * @example 7
@@ -13976,6 +14827,7 @@ export interface StartSdgRunParams {
   /**
    * The adapter's id
    * @format uuid
+   * @maxLength 36
    */
   adapterId: string;
 }
@@ -13998,6 +14850,7 @@ export interface StartSdgRunRequest {
   /**
    * The dataset that gets the generated rows as a new candidate version (the newest version's rows plus them)
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   target_dataset_id: string;
@@ -14016,10 +14869,12 @@ export interface StartSsoLoginParams {
 }
 
 export interface StopCustomOpParams {
+  /** @maxLength 100 */
   name: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -14045,6 +14900,7 @@ export interface StreamRunEventsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
@@ -14061,11 +14917,13 @@ export interface SubmitReviewLabelParams {
   /**
    * The item's id
    * @format uuid
+   * @maxLength 36
    */
   itemId: string;
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -14118,6 +14976,7 @@ export interface SutResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -14213,6 +15072,7 @@ export interface SweepTraceRetentionParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -14246,11 +15106,13 @@ export interface TagTracesParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -14305,6 +15167,7 @@ export interface TestJudgeParams {
   /**
    * The judge's id
    * @format uuid
+   * @maxLength 36
    */
   judgeId: string;
 }
@@ -14348,6 +15211,7 @@ export interface TestPackageRecommendation {
   /**
    * null for built-ins
    * @format uuid
+   * @maxLength 36
    * @example null
    */
   workspace_id: string | null;
@@ -14362,6 +15226,7 @@ export interface TestPlanDetailResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -14371,6 +15236,7 @@ export interface TestPlanDetailResponse {
   /**
    * The plan's id
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
@@ -14400,11 +15266,13 @@ export interface TestPlanDetailResponse {
   /**
    * This version's id
    * @format uuid
+   * @maxLength 36
    * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
    */
   version_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -14413,6 +15281,7 @@ export interface TestPlanDetailResponse {
 export interface TestPlanProjectRef {
   /**
    * @format uuid
+   * @maxLength 36
    * @example "9b8a0353-a1c1-46e3-a5d1-685e862c1010"
    */
   id: string;
@@ -14434,6 +15303,7 @@ export interface TestPlanResponse {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -14443,6 +15313,7 @@ export interface TestPlanResponse {
   /**
    * The plan's id
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
@@ -14465,11 +15336,13 @@ export interface TestPlanResponse {
   /**
    * This version's id
    * @format uuid
+   * @maxLength 36
    * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
    */
   version_id: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -14490,6 +15363,7 @@ export interface TestPlanSummaryResponse {
   description: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   id: string;
@@ -14514,6 +15388,7 @@ export interface TestPlanSummaryResponse {
   updated_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -14551,6 +15426,7 @@ export interface TestPlanVersionPage {
   page_size: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "fff19340-5181-49eb-ab99-294933175b23"
    */
   test_plan_id: string;
@@ -14566,6 +15442,7 @@ export interface TestPlanVersionSummary {
   created_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   created_by: string | null;
@@ -14579,6 +15456,7 @@ export interface TestPlanVersionSummary {
   version: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2fc1aebf-8f1f-498c-9a27-c8829fb02bc3"
    */
   version_id: string;
@@ -14588,11 +15466,13 @@ export interface TestSutConnectionParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -15282,6 +16162,7 @@ export interface TraceRetentionResponse {
   datasets: DatasetRetentionItem[];
   /**
    * The workspace's default for trace datasets, uploads and landing payloads (null: kept forever)
+   * @format int64
    * @example 30
    */
   retention_days: number | null;
@@ -15601,11 +16482,13 @@ export interface TrendRequest {
   /**
    * Runs created at or after this time
    * @format date-time
+   * @maxLength 64
    * @example "2025-04-01T00:00:00.000Z"
    */
   from?: string;
   /**
    * A project dimension: one series per value (rows without a value are `null`)
+   * @maxLength 64
    * @example "topic"
    */
   group_by?: string;
@@ -15637,6 +16520,7 @@ export interface TrendRequest {
   /**
    * Runs created before this time
    * @format date-time
+   * @maxLength 64
    * @example "2025-06-01T00:00:00.000Z"
    */
   to?: string;
@@ -15694,6 +16578,7 @@ export interface UntagTracesParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
   /**
@@ -15711,6 +16596,7 @@ export interface UntagTracesParams {
   /**
    * The version's id
    * @format uuid
+   * @maxLength 36
    */
   versionId: string;
 }
@@ -15733,6 +16619,7 @@ export interface UpdateAlertRuleRequest {
   alpha_resolve?: number;
   /**
    * How often the rule is checked, 10 s .. 1 day (default 300)
+   * @format int32
    * @min 10
    * @max 86400
    * @example 300
@@ -15750,6 +16637,7 @@ export interface UpdateAlertRuleRequest {
   enabled?: boolean;
   /**
    * Breaches in a row that fire the alert, 1..100 (default 3)
+   * @format int32
    * @min 1
    * @max 100
    * @example 3
@@ -15762,6 +16650,7 @@ export interface UpdateAlertRuleRequest {
   kind?: "pass_rate";
   /**
    * The metric of the evaluator's scores the rule watches
+   * @maxLength 200
    * @pattern ^[A-Za-z0-9_.:-]{1,200}$
    * @example "helpfulness"
    */
@@ -15775,6 +16664,7 @@ export interface UpdateAlertRuleRequest {
   min_drop?: number;
   /**
    * Fewer scores with a verdict in either window give no verdict, 1..1,000,000 (default 100)
+   * @format int32
    * @min 1
    * @max 1000000
    * @example 100
@@ -15789,6 +16679,7 @@ export interface UpdateAlertRuleRequest {
   name?: string;
   /**
    * Length of the recent window, 60 s .. 366 days (default 3600)
+   * @format int32
    * @min 60
    * @max 31622400
    * @example 3600
@@ -15798,6 +16689,7 @@ export interface UpdateAlertRuleRequest {
   reference?: AlertReferenceDto;
   /**
    * Calm checks in a row that resolve it, 1..100 (default 3)
+   * @format int32
    * @min 1
    * @max 100
    * @example 3
@@ -15808,22 +16700,26 @@ export interface UpdateAlertRuleRequest {
 export interface UpdateBrandingRequest {
   /**
    * `#RRGGBB`.
+   * @maxLength 7
    * @pattern ^#[0-9A-Fa-f]{6}$
    * @example "#F97316"
    */
   accent_color: string;
   /**
    * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @maxLength 349554
    * @example "https://example.com/favicon.png"
    */
   favicon_url?: string | null;
   /**
    * An https URL, or an inline data URL `data:image/(png|jpeg|svg+xml);base64,…` of at most 256 KiB decoded (the bytes must be that image type; SVG without script or event handlers).
+   * @maxLength 349554
    * @example "https://example.com/logo.svg"
    */
   logo_url: string;
   /**
    * `#RRGGBB`.
+   * @maxLength 7
    * @pattern ^#[0-9A-Fa-f]{6}$
    * @example "#0F766E"
    */
@@ -15837,6 +16733,7 @@ export interface UpdateBrandingRequest {
   product_name: string;
   /**
    * An https URL or `mailto:` address.
+   * @maxLength 2048
    * @example "https://help.example.com"
    */
   support_url?: string | null;
@@ -15893,6 +16790,7 @@ export interface UpdateDatasetParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -15922,6 +16820,7 @@ export interface UpdateJudgeParams {
   /**
    * The judge's id
    * @format uuid
+   * @maxLength 36
    */
   judgeId: string;
 }
@@ -15930,6 +16829,7 @@ export interface UpdateJudgeParams {
 export interface UpdateJudgeRequest {
   /**
    * azure_openai: the API version (default 2024-10-21)
+   * @maxLength 18
    * @pattern ^\d{4}-\d{2}-\d{2}(-preview)?$
    * @example "2024-10-21"
    */
@@ -15971,6 +16871,7 @@ export interface UpdateJudgeRequest {
    */
   model?: string;
   /**
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "gpt-4o-mini-judge"
    */
@@ -15983,6 +16884,7 @@ export interface UpdateJudgeRequest {
   /**
    * The workspace secret holding the API key (admins); null removes it
    * @format uuid
+   * @maxLength 36
    * @example "7571d304-22fc-477d-bce6-15c4e3b0f69d"
    */
   secret_id?: string | null;
@@ -15999,11 +16901,13 @@ export interface UpdateMemberRoleParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -16033,6 +16937,7 @@ export interface UpdateOnlineAlertRuleParams {
   /**
    * The alert rule's id
    * @format uuid
+   * @maxLength 36
    */
   alertRuleId: string;
 }
@@ -16041,6 +16946,7 @@ export interface UpdateOnlineEvaluatorParams {
   /**
    * The evaluator's id
    * @format uuid
+   * @maxLength 36
    */
   evaluatorId: string;
 }
@@ -16060,6 +16966,7 @@ export interface UpdateOnlineEvaluatorRequest {
   /**
    * The judge of judged metrics whose config names none
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
@@ -16072,6 +16979,7 @@ export interface UpdateOnlineEvaluatorRequest {
   mapping?: TargetMappingDto;
   /**
    * 1..20 metrics, each a metric config or a built-in
+   * @maxItems 20
    * @minItems 1
    * @example [{"name":"helpfulness"}]
    */
@@ -16109,6 +17017,7 @@ export interface UpdateProjectParams {
   /**
    * The project's id
    * @format uuid
+   * @maxLength 36
    */
   projectId: string;
 }
@@ -16116,6 +17025,7 @@ export interface UpdateProjectParams {
 export interface UpdateProjectRequest {
   /**
    * Replaces the linked datasets
+   * @maxItems 100
    * @example ["6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c","f0eef60d-4b04-4046-aa3a-779fe13e072d"]
    */
   dataset_ids?: string[];
@@ -16130,12 +17040,14 @@ export interface UpdateProjectRequest {
    */
   dimensions?: DimensionDefinition[];
   /**
+   * @maxLength 100
    * @pattern ^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$
    * @example "support-bot-release"
    */
   name?: string;
   /**
    * Replaces the linked SUTs
+   * @maxItems 100
    * @example ["a92b7315-b960-467d-9b3d-45e8b02b3351"]
    */
   sut_ids?: string[];
@@ -16145,12 +17057,16 @@ export interface UpdateReportContentParams {
   /**
    * The report's id
    * @format uuid
+   * @maxLength 36
    */
   reportId: string;
 }
 
 export interface UpdateReportContentRequest {
-  /** The sections to change; the others stay as they are */
+  /**
+   * The sections to change; the others stay as they are
+   * @maxItems 6
+   */
   sections: SectionEdit[];
   /**
    * A new report title
@@ -16165,6 +17081,7 @@ export interface UpdateReportSettingsRequest {
   /**
    * The config new reports use when the request names none (null: every built-in section)
    * @format uuid
+   * @maxLength 36
    * @example "15115010-2486-4f4c-a504-6dd7adf2f0b4"
    */
   default_config_id?: string | null;
@@ -16175,6 +17092,7 @@ export interface UpdateReportSettingsRequest {
   default_format?: "markdown" | "html" | "pdf";
   /**
    * Formats exports and downloads may use (1..3)
+   * @maxItems 3
    * @minItems 1
    * @example ["markdown","html","pdf"]
    */
@@ -16182,11 +17100,13 @@ export interface UpdateReportSettingsRequest {
   /**
    * The judge that writes narratives (null: the deterministic template)
    * @format uuid
+   * @maxLength 36
    * @example "e171b466-fde7-4636-a3d1-b73872eb9e36"
    */
   judge_id?: string | null;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "8b1f3c2e-4d5a-4e6f-9a7b-1c2d3e4f5a6b"
    */
   workspace_id: string;
@@ -16196,12 +17116,16 @@ export interface UpdateReviewQueueParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
 
 export interface UpdateReviewQueueRequest {
-  /** @example [] */
+  /**
+   * @maxItems 100
+   * @example []
+   */
   adjudicators?: string[] | null;
   /**
    * @maxLength 2000
@@ -16226,7 +17150,10 @@ export interface UpdateReviewQueueRequest {
    * @example 2
    */
   overlap?: number;
-  /** @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"] */
+  /**
+   * @maxItems 100
+   * @example ["2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"]
+   */
   reviewers?: string[] | null;
   /** A new rubric: the queue's next rubric version (labels keep the version they were given under) */
   rubric?: RubricDto;
@@ -16246,6 +17173,7 @@ export interface UpdateRowsParams {
   /**
    * The dataset's id
    * @format uuid
+   * @maxLength 36
    */
   datasetId: string;
 }
@@ -16267,11 +17195,13 @@ export interface UpdateSecretParams {
   /**
    * The secret's id
    * @format uuid
+   * @maxLength 36
    */
   secretId: string;
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -16282,7 +17212,10 @@ export interface UpdateSecretRequest {
    * @example "Rotated key of the support-bot-v2 calls"
    */
   description?: string;
-  /** @example "OPENAI_API_KEY" */
+  /**
+   * @maxLength 100
+   * @example "OPENAI_API_KEY"
+   */
   name?: string;
   /**
    * A new value replaces the old one
@@ -16297,11 +17230,13 @@ export interface UpdateSutConnectionParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -16310,6 +17245,7 @@ export interface UpdateSutParams {
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -16340,6 +17276,7 @@ export interface UpdateUserParams {
   /**
    * The user's id
    * @format uuid
+   * @maxLength 36
    */
   userId: string;
 }
@@ -16365,6 +17302,7 @@ export interface UpdateWorkspaceParams {
   /**
    * The workspace's id
    * @format uuid
+   * @maxLength 36
    */
   workspaceId: string;
 }
@@ -16388,11 +17326,13 @@ export interface UploadDatasetForm {
   /**
    * Add the file as a new version of this dataset instead of creating one
    * @format uuid
+   * @maxLength 36
    * @example "6f1c2e0a-2b4d-4c1e-9a7b-0d3e5f6a7b8c"
    */
   dataset_id?: string;
   /**
    * CSV field delimiter, one character (default `,`)
+   * @maxLength 1
    * @pattern ^[^\r\n"]$
    * @example ","
    */
@@ -16403,8 +17343,9 @@ export interface UploadDatasetForm {
    */
   description?: string;
   /**
-   * The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet
+   * The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet; at most `UPLOAD_MAX_BYTES` (default 1 GiB)
    * @format binary
+   * @maxLength 1073741824
    */
   file: File;
   /**
@@ -16437,6 +17378,7 @@ export interface UploadDatasetParams {
   /**
    * The workspace that will own the dataset (members and above)
    * @format uuid
+   * @maxLength 36
    */
   workspace_id: string;
 }
@@ -16458,6 +17400,7 @@ export interface UploadOutputsRequest {
   complete?: boolean;
   /**
    * 1..10000 outputs per request (send more in several requests); rows never uploaded are recorded as errors when scoring starts
+   * @maxItems 10000
    * @minItems 1
    */
   results: UploadedOutputDto[];
@@ -16467,19 +17410,24 @@ export interface UploadRunOutputsParams {
   /**
    * The run's id
    * @format uuid
+   * @maxLength 36
    */
   runId: string;
 }
 
 export interface UploadTraceFileParams {
-  /** @format uuid */
+  /**
+   * @format uuid
+   * @maxLength 36
+   */
   workspace_id: string;
 }
 
 export interface UploadTracesForm {
   /**
-   * The trace file: OTLP/JSON, JSON Lines, a JSON array of span records, or OTLP/protobuf (.pb)
+   * The trace file: OTLP/JSON, JSON Lines, a JSON array of span records, or OTLP/protobuf (.pb); at most `UPLOAD_MAX_BYTES` (default 1 GiB, the bound stated), larger is 413
    * @format binary
+   * @maxLength 1073741824
    */
   file: File;
 }
@@ -16525,6 +17473,7 @@ export interface UploadedOutputDto {
   /**
    * The dataset row (its `_row_id`) this output answers; every repetition of the row takes it
    * @format uuid
+   * @maxLength 36
    * @example "0b8e6f3c-0f0e-4f7e-9a43-2d7c7c0e8a11"
    */
   row_id: string;
@@ -16658,11 +17607,13 @@ export interface ValidateConnectionAdapterParams {
   /**
    * The connection's id
    * @format uuid
+   * @maxLength 36
    */
   connectionId: string;
   /**
    * The sut's id
    * @format uuid
+   * @maxLength 36
    */
   sutId: string;
 }
@@ -16703,6 +17654,7 @@ export interface ValidateJudgeWithQueueRequest {
   /**
    * The run judged (a dataset-version queue names it; a run queue defaults to its run). It must be over the queue's dataset version
    * @format uuid
+   * @maxLength 36
    * @example "cab22811-9604-4326-bc9d-ff3c6d2bd1d4"
    */
   run_id?: string;
@@ -16719,6 +17671,7 @@ export interface ValidateJudgeWithReviewQueueParams {
   /**
    * The queue's id
    * @format uuid
+   * @maxLength 36
    */
   queueId: string;
 }
@@ -16726,10 +17679,14 @@ export interface ValidateJudgeWithReviewQueueParams {
 export interface ValidationRefResponse {
   /** @example "answer-correctness" */
   config_name: string;
-  /** @example 2 */
+  /**
+   * @format int64
+   * @example 2
+   */
   config_version: number;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "6a0f3c1e-2b4d-4f8a-9c7e-1d2e3f4a5b6c"
    */
   id: string;
@@ -16969,6 +17926,7 @@ export interface WorkspaceMetricConfigDefault {
   config_name: string | null;
   /**
    * null: follows the config's newest version
+   * @format int64
    * @example 2
    */
   config_version: number | null;
@@ -16988,6 +17946,7 @@ export interface WorkspaceMetricConfigDefault {
   set_at: string;
   /**
    * @format uuid
+   * @maxLength 36
    * @example "2f4e6a8c-1b3d-4f5e-8a7c-9e0b1d2c3f4a"
    */
   set_by: string | null;
@@ -17429,6 +18388,7 @@ export class EvaluationWorkspaceClient<
      * @request GET:/branding
      * @response `200` `BrandingResponse` The current branding
      * @response `304` `void` Not modified: your copy (If-None-Match) is current; empty body
+     * @response `400` `ProblemResponse` validation_failed: If-None-Match is longer than 1024 characters
      * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
@@ -17585,6 +18545,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` sso_identity_unusable
      * @response `404` `ProblemResponse` sso_not_configured
      * @response `409` `ProblemResponse` sso_account_exists, sso_identity_conflict
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `502` `ProblemResponse` sso_provider_unavailable
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
@@ -17664,6 +18625,7 @@ export class EvaluationWorkspaceClient<
      * @response `403` `ProblemResponse` Allowed: any authenticated user (a user's token, not an API key)
      * @response `413` `ProblemResponse` The body exceeds the documented size limit
      * @response `415` `ProblemResponse` The Content-Type is not one this operation accepts
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */
     logoutSso: (params: RequestParams = {}) =>
@@ -17685,6 +18647,7 @@ export class EvaluationWorkspaceClient<
      * @response `302` `void` To the identity provider (Location); sets the login's cookie
      * @response `400` `ProblemResponse` validation_failed, sso_return_not_allowed
      * @response `404` `ProblemResponse` sso_not_configured
+     * @response `429` `ProblemResponse` rate_limit_exceeded: more requests of this operation's class than the caller's quota for the window; retry after the seconds in Retry-After
      * @response `502` `ProblemResponse` sso_provider_unavailable
      * @response `503` `ProblemResponse` The database or the queue does not answer; retry after the seconds in Retry-After
      */

@@ -13,6 +13,7 @@ export class CreateApiKeyRequest {
   @Trim()
   @IsDefined({ message: 'name is required' })
   @IsString()
+  @MaxLength(100)
   @Matches(/^\S.{0,99}$/s, { message: 'name must be 1 to 100 characters' })
   name: string;
 
@@ -25,6 +26,7 @@ export class CreateApiKeyRequest {
   /** When the key stops working (ISO 8601 date-time in the future); without it the key works until revoked */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2027-06-30T00:00:00Z' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'expires_at must be an ISO 8601 date-time' })
   expires_at?: string;
 }

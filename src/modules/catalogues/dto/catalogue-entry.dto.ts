@@ -27,6 +27,7 @@ export function catalogueEntryRequest(example: CatalogueEntryExample) {
     @ApiProperty({ description: 'Unique in the workspace, case-insensitively', example: example.name })
     @Trim()
     @IsString()
+    @MaxLength(100)
     @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, {
       message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit',
     })

@@ -50,6 +50,7 @@ export class ListEvalConfigsQuery extends PageQueryDto {
 export class EvalMetricRefDto {
   /** A metric config of the workspace, or a built-in metric name (scored with its defaults) */
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
+  @MaxLength(100)
   @Matches(CONFIG_NAME_PATTERN)
   config_name: string;
 

@@ -49,6 +49,7 @@ class JudgeTuning {
   /** azure_openai: the API version (default 2024-10-21) */
   @ApiPropertyOptional({ type: 'string', nullable: true, example: '2024-10-21' })
   @ValidateIf((_, v) => v !== undefined && v !== null)
+  @MaxLength(18)
   @Matches(/^\d{4}-\d{2}-\d{2}(-preview)?$/)
   api_version?: string | null;
 
@@ -151,6 +152,7 @@ export class UpdateJudgeRequest extends JudgeTuning {
   @ValidateIfPresent()
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/)
   name?: string;
 

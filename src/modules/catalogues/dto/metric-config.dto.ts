@@ -93,6 +93,7 @@ export class JudgedSpecDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(20)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   pass_labels?: string[];
 
   /** The judge that grades; default the eval config's default judge */
@@ -146,6 +147,7 @@ export class CreateMetricConfigRequest extends MetricConfigDefinition {
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(CONFIG_NAME_PATTERN, {
     message: 'name must be 1..100 letters, digits or . _ : - and start with a letter or digit',
   })

@@ -32,6 +32,7 @@ export class MetricDefaultEntryDto {
   /** The config in force for it; null clears the pin (back to the newest version or the built-in defaults) */
   @ApiProperty({ type: 'string', nullable: true, example: EXAMPLE_NAME.metricConfig })
   @ValidateIf((_, v) => v !== null)
+  @MaxLength(100)
   @Matches(CONFIG_NAME_PATTERN)
   config_name: string | null;
 

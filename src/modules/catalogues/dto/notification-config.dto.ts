@@ -31,7 +31,12 @@ export class CreateNotificationConfigRequest extends catalogueEntryRequest({
   @MaxLength(2000)
   url: string;
 
-  @ApiProperty({ enum: NOTIFICATION_EVENTS, isArray: true, example: ['run.failed', 'quality_check.failed'] })
+  @ApiProperty({
+    maxItems: NOTIFICATION_EVENTS.length,
+    enum: NOTIFICATION_EVENTS,
+    isArray: true,
+    example: ['run.failed', 'quality_check.failed'],
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(NOTIFICATION_EVENTS.length)

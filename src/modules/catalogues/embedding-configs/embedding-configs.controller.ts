@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
@@ -11,6 +11,7 @@ import {
   WorkspaceQuery,
 } from '../dto/embedding-config.dto.js';
 import { EmbeddingConfigsService } from './embedding-configs.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 @ApiTags('embedding configs')
 @Controller('embedding-configs')
@@ -50,7 +51,7 @@ export class EmbeddingConfigsController {
   @ApiOkResponse({ type: EmbeddingConfigResponse })
   get(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('config_ref') ref: string,
+    @TextParam('config_ref', PATH_TEXT.name) ref: string,
     @Query() _query: WorkspaceQuery,
   ): Promise<EmbeddingConfigResponse> {
     return this.configs.get(access, ref);

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
 import type { WorkspaceAccess } from '#libs/auth/roles.js';
@@ -14,6 +14,7 @@ import {
 } from '../dto/judge-validation.dto.js';
 import { WorkspaceQuery } from '../dto/metric-config.dto.js';
 import { JudgeValidationsService } from './judge-validations.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const IN_WORKSPACE = { query: 'workspace_id' } as const;
 const VALIDATION = { resource: 'judge_validation', param: 'validation_id' } as const;
@@ -34,8 +35,8 @@ export class JudgeValidationsController {
   @ApiOkResponse({ type: PageOf(JudgeValidationSummary) })
   list(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('config_name') name: string,
-    @Param('config_version') version: string,
+    @TextParam('config_name', PATH_TEXT.name) name: string,
+    @TextParam('config_version', PATH_TEXT.version) version: string,
     @Query() query: ListJudgeValidationsQuery,
   ): Promise<Page<JudgeValidationSummary>> {
     return this.validations.list(access, name, version, query);

@@ -1,9 +1,10 @@
-import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
+import { Controller, Delete, HttpCode } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
 import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { MetricConfigsService } from './metric-configs.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 /** Deleting a custom op is answered by the family whose metric configs may still score with it. */
 @ApiTags('ops')
@@ -20,7 +21,7 @@ export class CustomOpDeletionController {
   @ApiConflictResponse({ type: ProblemResponse, description: 'custom_op_not_stopped, custom_op_in_use' })
   async delete(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('name') name: string,
+    @TextParam('name', PATH_TEXT.name) name: string,
     @CurrentUser() caller: Principal,
   ): Promise<void> {
     await this.metricConfigs.deleteCustomOp(access, name, caller);

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -20,6 +20,7 @@ import {
   WorkspaceQuery,
 } from '../dto/metric-config.dto.js';
 import { MetricConfigsService } from './metric-configs.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const IN_WORKSPACE = { query: 'workspace_id' } as const;
 
@@ -61,8 +62,8 @@ export class MetricConfigsController {
   @ApiOkResponse({ type: MetricConfigResponse })
   get(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('config_name') name: string,
-    @Param('config_version') version: string,
+    @TextParam('config_name', PATH_TEXT.name) name: string,
+    @TextParam('config_version', PATH_TEXT.version) version: string,
     @Query() _query: WorkspaceQuery,
   ): Promise<MetricConfigResponse> {
     return this.configs.get(access, name, version);
@@ -76,8 +77,8 @@ export class MetricConfigsController {
   @ApiConflictResponse({ type: ProblemResponse, description: 'metric_config_frozen' })
   update(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('config_name') name: string,
-    @Param('config_version') version: string,
+    @TextParam('config_name', PATH_TEXT.name) name: string,
+    @TextParam('config_version', PATH_TEXT.version) version: string,
     @Query() _query: WorkspaceQuery,
     @Body() body: UpdateMetricConfigRequest,
     @CurrentUser() caller: Principal,
@@ -94,8 +95,8 @@ export class MetricConfigsController {
   @ApiConflictResponse({ type: ProblemResponse, description: 'metric_config_frozen, metric_config_in_use' })
   async delete(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('config_name') name: string,
-    @Param('config_version') version: string,
+    @TextParam('config_name', PATH_TEXT.name) name: string,
+    @TextParam('config_version', PATH_TEXT.version) version: string,
     @Query() _query: WorkspaceQuery,
     @CurrentUser() caller: Principal,
   ): Promise<void> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, CurrentWorkspace, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
 import type { Principal, WorkspaceAccess } from '#libs/auth/roles.js';
@@ -12,6 +12,7 @@ import {
 } from '../dto/metric-defaults.dto.js';
 import { MetricConfigsService } from './metric-configs.service.js';
 import { MetricDefaultsService } from './metric-defaults.service.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 const WORKSPACE = { param: 'workspace_id' } as const;
 
@@ -52,7 +53,7 @@ export class WorkspaceMetricConfigsController {
   @ApiOkResponse({ type: WorkspaceMetricConfigDefaultVersionsResponse })
   defaultVersions(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('metric_name') metricName: string,
+    @TextParam('metric_name', PATH_TEXT.metric) metricName: string,
   ): Promise<WorkspaceMetricConfigDefaultVersionsResponse> {
     return this.defaults.history(access, metricName);
   }
@@ -76,7 +77,7 @@ export class WorkspaceMetricConfigsController {
   @ApiCreatedResponse({ type: MetricConfigResponse })
   createVersion(
     @CurrentWorkspace() access: WorkspaceAccess,
-    @Param('config_name') name: string,
+    @TextParam('config_name', PATH_TEXT.name) name: string,
     @Body() body: CreateMetricConfigVersionRequest,
     @CurrentUser() caller: Principal,
   ): Promise<MetricConfigResponse> {

@@ -61,6 +61,7 @@ export class ListDatasetsQuery extends PageQueryDto {
   /** Only datasets carrying this tag */
   @IsOptional()
   @IsString()
+  @MaxLength(64)
   @Matches(TAG_PATTERN)
   tag?: string;
 
@@ -105,6 +106,7 @@ export class UploadDatasetRequest {
   @Transform(tagList)
   @IsArray()
   @ArrayMaxSize(20)
+  @MaxLength(64, { each: true })
   @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 
@@ -118,6 +120,7 @@ export class UploadDatasetRequest {
   @ApiPropertyOptional({ example: ',' })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(1)
   @Matches(/^[^\r\n"]$/, { message: 'delimiter must be one character other than a quote or a line break' })
   delimiter?: string;
 
@@ -134,7 +137,10 @@ export class UploadDatasetForm extends UploadDatasetRequest {
   @ApiProperty({
     type: 'string',
     format: 'binary',
-    description: 'The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet',
+    // UPLOAD_MAX_BYTES' default; a deployment may set another (larger is 413 payload_too_large).
+    maxLength: 1024 ** 3,
+    description:
+      'The file: CSV (with a header line), JSON (an array of objects), JSON Lines or Parquet; at most `UPLOAD_MAX_BYTES` (default 1 GiB)',
   })
   file: unknown;
 }
@@ -395,6 +401,7 @@ export class AuditQuery {
   /** Only entries older than this instant (ISO 8601), to page back */
   @IsOptional()
   @IsString()
+  @MaxLength(64)
   @Matches(/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/, { message: 'before must be an ISO 8601 date-time' })
   before?: string;
 }
@@ -430,5 +437,6 @@ export class MapVersionRequest {
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
+  @MaxLength(1000, { each: true })
   metadata?: string[];
 }

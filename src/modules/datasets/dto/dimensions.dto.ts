@@ -20,8 +20,12 @@ import {
 import { MAX_ROWS_PER_EDIT } from '../rows/rows.rules.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_ROW, EXAMPLE_TRACE } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent, Trim } from '#libs/common/dto-decorators.js';
+import { IsStringListRecord, stringListRecordSchema } from '#libs/common/record-validators.js';
 
 export const DIMENSION_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.:/-]{0,99}$/;
+
+/** Dimension -> values in a query or a partition: a dimension's name and values as assignments take them. */
+const DIMENSION_VALUES = { maxKeys: 50, maxItems: 1000, maxLength: 200 };
 
 const ruleSchema = {
   type: 'object' as const,
@@ -42,6 +46,7 @@ export class AssignDimensionRequest {
   @ApiProperty({ example: 'topic' })
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(DIMENSION_NAME, {
     message: 'dimension must be 1..100 letters, digits, spaces or _ . : / - and start with a letter or digit',
   })
@@ -56,7 +61,7 @@ export class AssignDimensionRequest {
   value: string;
 
   /** Rows to assign (1..1000); give this or `rule` */
-  @ApiPropertyOptional({ example: [EXAMPLE_ID.rows[1]] })
+  @ApiPropertyOptional({ maxItems: MAX_ROWS_PER_EDIT, example: [EXAMPLE_ID.rows[1]] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMinSize(1)
@@ -174,12 +179,11 @@ export class DimensionValuesResponse {
 export class DimensionsQueryRequest {
   /** Dimension -> accepted values; a row matches when it has one of the values of every dimension named */
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'array', items: { type: 'string' } },
+    ...stringListRecordSchema(DIMENSION_VALUES),
     example: { topic: ['account_access', 'billing'], customer_persona: ['new_customer'] },
   })
   @ValidateIfPresent()
-  @IsObject()
+  @IsStringListRecord(DIMENSION_VALUES)
   dimensions?: Record<string, string[]>;
 
   /** A further filter in the query language */
@@ -198,6 +202,7 @@ export class DimensionsQueryRequest {
   @IsArray()
   @ArrayMaxSize(3)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   group_by?: string[];
 
   @ApiPropertyOptional({
@@ -288,12 +293,11 @@ export class CreatePartitionRequest {
 
   /** Dimension -> accepted values */
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'array', items: { type: 'string' } },
+    ...stringListRecordSchema(DIMENSION_VALUES),
     example: { topic: ['billing', 'returns_refunds'] },
   })
   @ValidateIfPresent()
-  @IsObject()
+  @IsStringListRecord(DIMENSION_VALUES)
   dimension_values?: Record<string, string[]>;
 
   /** A filter in the query language */

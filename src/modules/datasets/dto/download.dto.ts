@@ -57,6 +57,7 @@ export class SignedFileQuery {
   /** Unix time after which the URL is refused */
   @ApiProperty()
   @IsString()
+  @MaxLength(12)
   @Matches(/^\d{1,12}$/)
   expires: string;
 

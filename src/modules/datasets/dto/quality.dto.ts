@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsArray, IsOptional, IsUUID } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsUUID } from 'class-validator';
 import { PageQueryDto } from '#libs/common/pagination.js';
 import { EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
+import { QUALITY_CHECKS } from '../checks/quality-checks.js';
 
 export class QualityCheckParamDto {
   @ApiProperty({ enum: ['number', 'string', 'boolean', 'string[]'], example: 'number' })
@@ -59,15 +60,21 @@ export class RunQualityChecksRequest {
   /** Checks to run, each `{ "check": id, "params": {...} }`; default: every applicable check with default params */
   @ApiPropertyOptional({
     type: 'array',
+    // A check may be named twice, with other params; validateSelection names an unknown one (400).
+    maxItems: QUALITY_CHECKS.length * 2,
     items: {
       type: 'object',
-      properties: { check: { type: 'string' }, params: { type: 'object', additionalProperties: true } },
+      properties: {
+        check: { type: 'string', enum: QUALITY_CHECKS.map((c) => c.id) },
+        params: { type: 'object', additionalProperties: true },
+      },
       required: ['check'],
     },
     example: [{ check: 'pii' }, { check: 'near_duplicates', params: { threshold: 0.9 } }],
   })
   @ValidateIfPresent()
   @IsArray()
+  @ArrayMaxSize(QUALITY_CHECKS.length * 2)
   checks?: unknown[];
 }
 

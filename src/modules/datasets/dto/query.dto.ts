@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsInt, IsObject, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  ArrayMaxSize,
+} from 'class-validator';
 import { ApiSchemaExample, EXAMPLE_ID, EXAMPLE_ROW } from '#libs/common/openapi-examples.js';
 import { SortKeys, ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
@@ -44,7 +55,9 @@ export class RowQueryRequest {
   @ApiPropertyOptional({ example: ['question', 'answer', 'topic'] })
   @ValidateIfPresent()
   @IsArray()
+  @ArrayMaxSize(200)
   @IsString({ each: true })
+  @MaxLength(1000, { each: true })
   select?: string[];
 
   /** Rows per page, 1..1000 */

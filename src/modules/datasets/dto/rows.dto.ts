@@ -60,7 +60,7 @@ export class UpdateRowsRequest {
 
 export class DeleteRowsRequest {
   /** Ids of the rows to stage for deletion (1..1000) */
-  @ApiProperty({ example: [EXAMPLE_ID.rows[2]] })
+  @ApiProperty({ maxItems: MAX_ROWS_PER_EDIT, example: [EXAMPLE_ID.rows[2]] })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_ROWS_PER_EDIT)

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '#libs/auth/access.decorators.js';
@@ -7,6 +7,7 @@ import { ProblemResponse } from '#libs/common/problem.dto.js';
 import { UuidParam } from '#libs/common/uuid-param.js';
 import { DownloadService } from './download.service.js';
 import { SignedFileQuery } from '../dto/download.dto.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 /** Files behind signed URLs: no bearer token, the signature and expiry in the query authorise them. */
 @ApiTags('files')
@@ -23,7 +24,7 @@ export class FilesController {
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
   async datasetVersion(
     @UuidParam('version_id') versionId: string,
-    @Param('filename') filename: string,
+    @TextParam('filename', PATH_TEXT.fileName) filename: string,
     @Query() query: SignedFileQuery,
     @RawQuery() signed: Record<string, unknown>,
     @Res() res: Response,

@@ -10,7 +10,10 @@ export const MCP_MESSAGE_SCHEMA = {
   properties: {
     jsonrpc: { type: 'string', enum: ['2.0'] },
     id: {
-      oneOf: [{ type: 'string', maxLength: 200 }, { type: 'integer' }],
+      oneOf: [
+        { type: 'string', maxLength: 200 },
+        { type: 'integer', format: 'int64', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+      ],
       description: 'Request id (absent in notifications)',
     },
     method: { type: 'string', maxLength: 200, description: 'Requests and notifications: the method' },

@@ -112,7 +112,11 @@ export class EvaluatorSpecFields {
   sampling_rate?: number;
 
   /** 1..20 metrics, each a metric config or a built-in */
-  @ApiPropertyOptional({ type: [EvaluatorMetricDto], example: [{ name: 'helpfulness' }] })
+  @ApiPropertyOptional({
+    maxItems: MAX_EVALUATOR_METRICS,
+    type: [EvaluatorMetricDto],
+    example: [{ name: 'helpfulness' }],
+  })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMinSize(1)
@@ -393,11 +397,13 @@ export class EvaluatorTargetResponse {
 export class CreateBackfillRequest {
   /** Targets whose spans started at or after this time */
   @ApiProperty({ example: '2026-11-01T00:00:00Z' })
+  @MaxLength(64)
   @IsDateString({ strict: true })
   from: string;
 
   /** …and before this time (at most 366 days after `from`) */
   @ApiProperty({ example: '2026-11-08T00:00:00Z' })
+  @MaxLength(64)
   @IsDateString({ strict: true })
   to: string;
 }

@@ -69,6 +69,7 @@ export class RegisterOpBody {
   @ApiProperty({ example: EXAMPLE_NAME.customOp })
   @Trim()
   @IsString()
+  @MaxLength(64)
   @Matches(OP_NAME_PATTERN, { message: OP_NAME_MESSAGE })
   name: string;
 
@@ -88,7 +89,7 @@ export class RegisterOpBody {
     additionalProperties: true,
     example: {
       type: 'object',
-      properties: { min_length: { type: 'integer', minimum: 1 } },
+      properties: { min_length: { type: 'integer', format: 'int32', minimum: 1, maximum: 100_000 } },
       additionalProperties: false,
     },
   })
@@ -99,6 +100,7 @@ export class RegisterOpBody {
 
   /** The custom op (by name) whose endpoint serves this operation; it receives {op: <name>, params, items} */
   @ApiProperty({ example: EXAMPLE_NAME.customOp })
+  @MaxLength(64)
   @Matches(OP_NAME_PATTERN, { message: 'custom_op must name a custom op of the workspace' })
   custom_op: string;
 }
@@ -173,7 +175,7 @@ export class RedeployCustomOpRequest {
     additionalProperties: true,
     example: {
       type: 'object',
-      properties: { min_length: { type: 'integer', minimum: 1 } },
+      properties: { min_length: { type: 'integer', format: 'int32', minimum: 1, maximum: 100_000 } },
       additionalProperties: false,
     },
   })

@@ -1,9 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDate, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDate,
+  IsIn,
+  IsInt,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MaxLength,
+} from 'class-validator';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
+/** A date-time of at most 64 characters as a Date; longer text stays text, which `@IsDate` refuses. */
+const shortDate = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && value.length <= 64 ? new Date(value) : value;
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const PAIR = /^[a-z][a-z0-9_]{0,63}:[a-z][a-z0-9_]{0,63}$/;
 const TREND_STATES = ['queued', 'running', 'awaiting_upload', 'succeeded', 'failed', 'cancelled'];
@@ -20,6 +35,7 @@ export class CoverageQuery {
   /** Dimension pairs to cross, comma-separated `a:b` (at most 5), e.g. `topic:persona,topic:language` */
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(701)
   @Matches(/^[a-z][a-z0-9_:,]{0,700}$/, { message: 'pairs must be comma-separated dimension:dimension pairs' })
   pairs?: string;
 }
@@ -32,20 +48,21 @@ export class TrendRequest {
   @ArrayMinSize(1)
   @ArrayMaxSize(20)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { each: true, message: 'each metric must be a metric name' })
   metrics?: string[];
 
   /** Runs created at or after this time */
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2025-04-01T00:00:00.000Z' })
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', maxLength: 64, example: '2025-04-01T00:00:00.000Z' })
   @ValidateIfPresent()
-  @Type(() => Date)
+  @Transform(shortDate)
   @IsDate()
   from?: Date;
 
   /** Runs created before this time */
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2025-06-01T00:00:00.000Z' })
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', maxLength: 64, example: '2025-06-01T00:00:00.000Z' })
   @ValidateIfPresent()
-  @Type(() => Date)
+  @Transform(shortDate)
   @IsDate()
   to?: Date;
 
@@ -53,6 +70,7 @@ export class TrendRequest {
   @ApiPropertyOptional({ example: 'topic' })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(64)
   @Matches(KEY, { message: 'group_by must be a dimension name' })
   group_by?: string;
 

@@ -73,7 +73,7 @@ export class CreateProjectRequest extends catalogueEntryRequest({
   dimensions?: DimensionDefinition[];
 
   /** SUTs of the workspace evaluated by this project */
-  @ApiPropertyOptional({ example: [EXAMPLE_ID.sut] })
+  @ApiPropertyOptional({ maxItems: MAX_PROJECT_LINKS, example: [EXAMPLE_ID.sut] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(MAX_PROJECT_LINKS)
@@ -81,7 +81,7 @@ export class CreateProjectRequest extends catalogueEntryRequest({
   sut_ids?: string[];
 
   /** Datasets of the workspace whose rows the project's coverage counts */
-  @ApiPropertyOptional({ example: [EXAMPLE_ID.dataset] })
+  @ApiPropertyOptional({ maxItems: MAX_PROJECT_LINKS, example: [EXAMPLE_ID.dataset] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(MAX_PROJECT_LINKS)
@@ -94,6 +94,7 @@ export class UpdateProjectRequest {
   @ValidateIfPresent()
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, {
     message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit',
   })
@@ -114,7 +115,7 @@ export class UpdateProjectRequest {
   dimensions?: DimensionDefinition[];
 
   /** Replaces the linked SUTs */
-  @ApiPropertyOptional({ example: [EXAMPLE_ID.sut] })
+  @ApiPropertyOptional({ maxItems: MAX_PROJECT_LINKS, example: [EXAMPLE_ID.sut] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(MAX_PROJECT_LINKS)
@@ -122,7 +123,7 @@ export class UpdateProjectRequest {
   sut_ids?: string[];
 
   /** Replaces the linked datasets */
-  @ApiPropertyOptional({ example: [EXAMPLE_ID.dataset, EXAMPLE_ID.traceDataset] })
+  @ApiPropertyOptional({ maxItems: MAX_PROJECT_LINKS, example: [EXAMPLE_ID.dataset, EXAMPLE_ID.traceDataset] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(MAX_PROJECT_LINKS)
@@ -142,6 +143,7 @@ export class AttachTestPlanRequest {
   @ApiProperty({ example: EXAMPLE_NAME.testPlan })
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9][A-Za-z0-9 ._:-]{0,99}$/, { message: 'test_plan must be a test plan id or name' })
   test_plan: string;
 

@@ -18,6 +18,7 @@ export class ListRecommendationsQuery extends RecommendationWorkspaceQuery {
   /** Only this use case (`rag_qa`, `customer_support`, …) */
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(64)
   @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
   use_case?: string;
 
@@ -32,6 +33,7 @@ export class RecommendedMetricDto {
   /** The metric as runs name it */
   @ApiProperty({ example: 'faithfulness' })
   @IsString()
+  @MaxLength(100)
   @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
   name: string;
 
@@ -56,12 +58,14 @@ export class RecommendationDefinition {
   @ApiProperty({ example: 'Support RAG essentials' })
   @Trim()
   @IsString()
+  @MaxLength(100)
   @Matches(NAME, { message: 'name must be 1..100 letters, digits, spaces or . _ : - and start with a letter or digit' })
   name: string;
 
   /** The kind of application (snake_case), e.g. `rag_qa` */
   @ApiProperty({ example: 'rag_qa', pattern: KEY.source })
   @IsString()
+  @MaxLength(64)
   @Matches(KEY, { message: 'use_case must be lower-case snake_case' })
   use_case: string;
 
@@ -83,6 +87,7 @@ export class RecommendationDefinition {
   @IsArray()
   @ArrayMaxSize(20)
   @IsString({ each: true })
+  @MaxLength(64, { each: true })
   @Matches(KEY, { each: true, message: 'each check must be a check id' })
   checks?: string[];
 
@@ -92,6 +97,7 @@ export class RecommendationDefinition {
   @IsArray()
   @ArrayMaxSize(20)
   @IsString({ each: true })
+  @MaxLength(64, { each: true })
   @Matches(KEY, { each: true, message: 'each dimension must be lower-case snake_case' })
   dimensions?: string[];
 }

@@ -14,6 +14,7 @@ export class DimensionValueDefinition {
   /** snake_case identifier, unique within its dimension. */
   @ApiProperty({ example: 'billing', pattern: DIMENSION_KEY_PATTERN.source })
   @IsString()
+  @MaxLength(64)
   @Matches(DIMENSION_KEY_PATTERN, {
     message: 'value must be lower-case snake_case (a-z, 0-9, _), 1-64 characters, starting with a letter',
   })
@@ -31,6 +32,7 @@ export class DimensionDefinition {
   /** snake_case identifier, unique within the list. */
   @ApiProperty({ example: 'topic', pattern: DIMENSION_KEY_PATTERN.source })
   @IsString()
+  @MaxLength(64)
   @Matches(DIMENSION_KEY_PATTERN, {
     message: 'name must be lower-case snake_case (a-z, 0-9, _), 1-64 characters, starting with a letter',
   })

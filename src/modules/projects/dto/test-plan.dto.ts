@@ -79,12 +79,14 @@ export class DimensionThresholdDto {
   /** A dimension name (snake_case) */
   @ApiProperty({ example: 'topic' })
   @IsString()
+  @MaxLength(64)
   @Matches(KEY, { message: 'dimension must be lower-case snake_case' })
   dimension: string;
 
   /** One of the dimension's values */
   @ApiProperty({ example: 'billing' })
   @IsString()
+  @MaxLength(64)
   @Matches(KEY, { message: 'value must be lower-case snake_case' })
   value: string;
 
@@ -121,6 +123,7 @@ export class PlanMetricDto {
   /** The metric as runs name it (`exact_match`, a metric config name, `faithfulness`, …) */
   @ApiProperty({ example: EXAMPLE_NAME.metricConfig })
   @IsString()
+  @MaxLength(100)
   @Matches(METRIC, { message: 'name must be 1..100 letters, digits, spaces or . _ : -' })
   name: string;
 
@@ -198,6 +201,7 @@ export class ReleaseRuleDto {
 /** What a test plan version defines. */
 export class TestPlanDefinitionRequest {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
+  @ApiPropertyOptional({ maxItems: MAX_PLAN_DATASETS })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMinSize(1)
@@ -206,6 +210,7 @@ export class TestPlanDefinitionRequest {
   datasets?: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
+  @ApiPropertyOptional({ maxItems: MAX_PLAN_METRICS })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMinSize(1)
@@ -241,6 +246,7 @@ export class CreateTestPlanRequest extends catalogueEntryRequest({
   description: EXAMPLE_DESCRIPTION,
 }) {
   /** Datasets (optionally a pinned version or a partition) the plan runs on (1..50) */
+  @ApiProperty({ maxItems: MAX_PLAN_DATASETS })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_PLAN_DATASETS)
@@ -248,6 +254,7 @@ export class CreateTestPlanRequest extends catalogueEntryRequest({
   datasets: PlanDatasetDto[];
 
   /** Metrics with their thresholds (1..50, unique names) */
+  @ApiProperty({ maxItems: MAX_PLAN_METRICS })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_PLAN_METRICS)

@@ -40,7 +40,7 @@ export class ReportConfigSectionDto {
   title?: string;
 
   /** Questions the section should answer beside the built-in ones (up to 20, each up to 500 characters) */
-  @ApiPropertyOptional({ example: ['Is the release ready to ship?'] })
+  @ApiPropertyOptional({ maxItems: MAX_QUESTIONS, example: ['Is the release ready to ship?'] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(MAX_QUESTIONS)
@@ -79,7 +79,7 @@ export class CreateReportConfigRequest {
   description?: string;
 
   /** The sections, in report order (1..6, each key once) */
-  @ApiProperty({ type: () => [ReportConfigSectionDto] })
+  @ApiProperty({ maxItems: SECTION_KEYS.length, type: () => [ReportConfigSectionDto] })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(SECTION_KEYS.length)
@@ -144,6 +144,7 @@ export class UpdateReportSettingsRequest {
 
   /** Formats exports and downloads may use (1..3) */
   @ApiPropertyOptional({
+    maxItems: REPORT_FORMATS.length,
     type: 'array',
     items: { type: 'string', enum: [...REPORT_FORMATS] },
     example: ['markdown', 'html', 'pdf'],

@@ -61,6 +61,7 @@ export class CreateReportRequest {
 
   /** Only these sections, in this order (default: the config's) */
   @ApiPropertyOptional({
+    maxItems: SECTION_KEYS.length,
     type: 'array',
     items: { type: 'string', enum: [...SECTION_KEYS] },
     example: ['summary', 'metrics_overview', 'regressions'],
@@ -100,6 +101,7 @@ export class RegenerateReportRequest {
 
   /** The sections to have, in order (default: the report's current sections; name a deleted one to bring it back) */
   @ApiPropertyOptional({
+    maxItems: SECTION_KEYS.length,
     type: 'array',
     items: { type: 'string', enum: [...SECTION_KEYS] },
     example: ['summary', 'metrics_overview', 'regressions'],
@@ -146,7 +148,7 @@ export class UpdateReportContentRequest {
   title?: string;
 
   /** The sections to change; the others stay as they are */
-  @ApiProperty({ type: () => [SectionEdit] })
+  @ApiProperty({ maxItems: SECTION_KEYS.length, type: () => [SectionEdit] })
   @IsArray()
   @ArrayMaxSize(SECTION_KEYS.length)
   @NestedObject(() => SectionEdit, { each: true })

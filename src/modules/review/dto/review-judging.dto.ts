@@ -55,6 +55,7 @@ export class StartReviewJudgeRunRequest {
   /** The rubric field whose final labels are the human verdicts: pass/fail, categorical (with `positive`) or numeric */
   @ApiProperty({ example: 'correct' })
   @IsString()
+  @MaxLength(64)
   @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: 'field must be a rubric field name' })
   field: string;
 

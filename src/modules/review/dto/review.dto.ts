@@ -60,6 +60,7 @@ export class RubricFieldDto {
   /** 1..64 letters, digits or underscores, starting with a letter */
   @ApiProperty({ example: 'correct' })
   @IsString()
+  @MaxLength(64)
   @Matches(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, {
     message: 'name must be 1..64 letters, digits or _, starting with a letter',
   })
@@ -110,7 +111,7 @@ export class RubricFieldDto {
 
 export class RubricDto {
   /** 1..20 fields, at least one required */
-  @ApiProperty({ type: [RubricFieldDto], example: EXAMPLE_RUBRIC })
+  @ApiProperty({ maxItems: MAX_RUBRIC_FIELDS, type: [RubricFieldDto], example: EXAMPLE_RUBRIC })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_RUBRIC_FIELDS)
@@ -168,7 +169,7 @@ export class CreateReviewQueueRequest {
   overlap?: number;
 
   /** Who reviews: null or absent for any member (role member or above), else up to 100 user ids, each a member */
-  @ApiPropertyOptional({ type: [String], nullable: true, example: [EXAMPLE_ID.user] })
+  @ApiPropertyOptional({ maxItems: MAX_QUEUE_REVIEWERS, type: [String], nullable: true, example: [EXAMPLE_ID.user] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_QUEUE_REVIEWERS)
@@ -176,7 +177,7 @@ export class CreateReviewQueueRequest {
   reviewers?: string[] | null;
 
   /** Who adjudicates besides admins: up to 100 user ids, each a member */
-  @ApiPropertyOptional({ type: [String], nullable: true, example: [] })
+  @ApiPropertyOptional({ maxItems: MAX_QUEUE_REVIEWERS, type: [String], nullable: true, example: [] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_QUEUE_REVIEWERS)
@@ -236,14 +237,14 @@ export class UpdateReviewQueueRequest {
   @Max(10)
   overlap?: number;
 
-  @ApiPropertyOptional({ type: [String], nullable: true, example: [EXAMPLE_ID.user] })
+  @ApiPropertyOptional({ maxItems: MAX_QUEUE_REVIEWERS, type: [String], nullable: true, example: [EXAMPLE_ID.user] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_QUEUE_REVIEWERS)
   @IsUUID('all', { each: true })
   reviewers?: string[] | null;
 
-  @ApiPropertyOptional({ type: [String], nullable: true, example: [] })
+  @ApiPropertyOptional({ maxItems: MAX_QUEUE_REVIEWERS, type: [String], nullable: true, example: [] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_QUEUE_REVIEWERS)
@@ -425,7 +426,7 @@ export class AddReviewItemsRequest {
   sample?: SampleDto;
 
   /** Row ids (run, dataset version), trace ids or session ids: 1..1000 */
-  @ApiPropertyOptional({ example: ['0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a60'] })
+  @ApiPropertyOptional({ maxItems: MAX_ITEMS_PER_REQUEST, example: ['0196a7b3-5c2d-7e4f-8a9b-0c1d2e3f4a60'] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMinSize(1)

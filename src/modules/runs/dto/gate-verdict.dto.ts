@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNumber, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsNumber, IsString, IsUUID, Matches, Max, Min, MaxLength } from 'class-validator';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 import { TAG_PATTERN } from '#libs/common/labelled-record.dto.js';
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_NAME } from '#libs/common/openapi-examples.js';
@@ -45,6 +45,7 @@ export class RecordGateRequest {
   @ApiPropertyOptional({ example: 'main' })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(64)
   @Matches(GATE_LABEL_PATTERN, { message: GATE_LABEL_RULE })
   label?: string;
 }

@@ -56,7 +56,12 @@ export class HumanLabelDto {
   value: LabelValue;
 
   /** Each reviewer's label, when several reviewed the row (their agreement is the ceiling; at most 10) */
-  @ApiPropertyOptional({ type: 'array', items: LABEL_VALUE_SCHEMA, example: ['pass', 'pass', 'fail'] })
+  @ApiPropertyOptional({
+    maxItems: MAX_REVIEWERS,
+    type: 'array',
+    items: LABEL_VALUE_SCHEMA,
+    example: ['pass', 'pass', 'fail'],
+  })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(MAX_REVIEWERS)
@@ -70,20 +75,22 @@ export class HumanLabelsSourceDto {
   @ApiPropertyOptional({ example: 'human_verdict' })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(100)
   @Matches(COLUMN, { message: 'field must be a column name (1..100 letters, digits, spaces or _ . -)' })
   field?: string;
 
   /** Other columns holding other reviewers' labels of the same rows (with `field`; at most 9) */
-  @ApiPropertyOptional({ type: [String], example: ['reviewer_b'] })
+  @ApiPropertyOptional({ maxItems: MAX_REVIEWERS - 1, type: [String], example: ['reviewer_b'] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(MAX_REVIEWERS - 1)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   @Matches(COLUMN, { each: true, message: 'reviewer_fields must be column names' })
   reviewer_fields?: string[];
 
   /** Labels per row (at most 10,000) */
-  @ApiPropertyOptional({ type: [HumanLabelDto] })
+  @ApiPropertyOptional({ maxItems: MAX_VALIDATION_PAIRS, type: [HumanLabelDto] })
   @ValidateIfPresent()
   @IsArray()
   @ArrayMinSize(1)

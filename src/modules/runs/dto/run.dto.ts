@@ -152,6 +152,7 @@ export class CreateRunRequest {
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(20)
+  @MaxLength(64, { each: true })
   @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 
@@ -209,6 +210,7 @@ export class ListRunsQuery extends PageQueryDto {
   @ApiPropertyOptional({ example: 'main' })
   @IsOptional()
   @IsString()
+  @MaxLength(64)
   @Matches(GATE_LABEL_PATTERN, { message: GATE_LABEL_RULE })
   gate_label?: string;
 }

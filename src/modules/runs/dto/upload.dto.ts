@@ -93,6 +93,7 @@ export class UploadedOutputDto {
 
 export class UploadOutputsRequest {
   /** 1..10000 outputs per request (send more in several requests); rows never uploaded are recorded as errors when scoring starts */
+  @ApiProperty({ maxItems: MAX_UPLOAD_OUTPUTS })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_UPLOAD_OUTPUTS)

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentWorkspace, Public, WorkspaceRoleRequired } from '#libs/auth/access.decorators.js';
@@ -10,6 +10,7 @@ import { RunResponse, SutRunsQuery } from '../dto/run.dto.js';
 import { ResultsService } from './results.service.js';
 import { RunsService } from '../runs.service.js';
 import { RawQuery, sendFile } from '#libs/common/file-answer.js';
+import { PATH_TEXT, TextParam } from '#libs/common/text-param.js';
 
 @ApiTags('runs')
 @Controller()
@@ -28,7 +29,7 @@ export class RunFilesController {
   @ApiForbiddenResponse({ type: ProblemResponse, description: 'invalid_signature or url_expired' })
   async parquet(
     @UuidParam('run_id') runId: string,
-    @Param('filename') filename: string,
+    @TextParam('filename', PATH_TEXT.fileName) filename: string,
     @RawQuery() signed: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {

@@ -6,7 +6,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsObject,
   IsString,
   IsUUID,
   Max,
@@ -15,7 +14,14 @@ import {
   MinLength,
 } from 'class-validator';
 import { PageQueryDto } from '#libs/common/pagination.js';
-import { IsBoundedJson, IsStringRecord, NestedObject } from '#libs/common/record-validators.js';
+import {
+  IsBoundedJson,
+  IsStringRecord,
+  NestedObject,
+  stringRecordSchema,
+  IsStringListRecord,
+  stringListRecordSchema,
+} from '#libs/common/record-validators.js';
 import { catalogueEntryRequest } from '../../catalogues/dto/catalogue-entry.dto.js';
 import { ApiSchemaExample, EXAMPLE_AT, EXAMPLE_ID } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
@@ -25,6 +31,9 @@ import { UNCANCELLABLE_VOCABULARY } from '#libs/queue/tracked-job.js';
 export const SDG_KINDS = ['template', 'llm'] as const;
 /** The documented states of an SDG run: no `cancelled` (a cancelled job shows as `failed`). */
 export const SDG_RUN_STATES = UNCANCELLABLE_VOCABULARY;
+
+/** Dimension -> values an adapter combines with every seed row (and within 64 KB of JSON). */
+const SDG_DIMENSIONS = { maxKeys: 50, maxItems: 1000, maxLength: 1000 };
 
 export class ListSdgAdaptersQuery extends PageQueryDto {
   @IsUUID()
@@ -52,8 +61,7 @@ export class CreateSdgAdapterRequest extends catalogueEntryRequest({
 
   /** template: column -> template over {{seed.<column>}}, {{dim.<name>}}, {{index}} */
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
+    ...stringRecordSchema(50),
     example: { input: 'How do I {{dim.task}} in {{seed.product}}?', expected_output: '{{seed.answer}}' },
   })
   @ValidateIfPresent()
@@ -91,12 +99,11 @@ export class CreateSdgAdapterRequest extends catalogueEntryRequest({
 
   /** Dimension -> values, combined with every seed row */
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'array', items: { type: 'string' } },
+    ...stringListRecordSchema(SDG_DIMENSIONS),
     example: { task: ['reset a password', 'change plan'] },
   })
   @ValidateIfPresent()
-  @IsObject()
+  @IsStringListRecord(SDG_DIMENSIONS)
   @IsBoundedJson(64_000)
   dimensions?: Record<string, string[]>;
 

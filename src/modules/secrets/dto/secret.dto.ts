@@ -26,6 +26,7 @@ export class CreateSecretRequest {
   /** How other records refer to it in the UI, e.g. `OPENAI_API_KEY` */
   @ApiProperty({ example: EXAMPLE_NAME.secret })
   @IsString()
+  @MaxLength(100)
   @Matches(NAME, { message: NAME_MESSAGE })
   name: string;
 
@@ -47,6 +48,7 @@ export class UpdateSecretRequest {
   @ApiPropertyOptional({ example: EXAMPLE_NAME.secret })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(100)
   @Matches(NAME, { message: NAME_MESSAGE })
   name?: string;
 

@@ -1,6 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, ValidateBy, type ValidationOptions } from 'class-validator';
-import { imageUrlProblem, MAX_INLINE_IMAGE_BYTES, supportUrlProblem } from '../branding-assets.js';
+import {
+  imageUrlProblem,
+  MAX_IMAGE_URL_LENGTH,
+  MAX_INLINE_IMAGE_BYTES,
+  MAX_URL_LENGTH,
+  supportUrlProblem,
+} from '../branding-assets.js';
 
 const HEX_COLOUR = /^#[0-9A-Fa-f]{6}$/;
 
@@ -39,7 +45,7 @@ export class BrandingResponse {
   /** Highlight colour, `#RRGGBB` (upper-case). */
   @ApiProperty({ example: '#F59E0B', pattern: HEX_COLOUR.source })
   accent_color: string;
-  @ApiProperty({ description: IMAGE_URL_DOC, example: 'https://example.com/logo.svg' })
+  @ApiProperty({ description: IMAGE_URL_DOC, maxLength: MAX_IMAGE_URL_LENGTH, example: 'https://example.com/logo.svg' })
   logo_url: string;
   @ApiProperty({
     type: String,
@@ -77,15 +83,17 @@ export class UpdateBrandingRequest {
 
   /** `#RRGGBB`. */
   @ApiProperty({ example: '#0F766E', pattern: HEX_COLOUR.source })
+  @MaxLength(7)
   @Matches(HEX_COLOUR, { message: 'primary_color must be a #RRGGBB colour' })
   primary_color: string;
 
   /** `#RRGGBB`. */
   @ApiProperty({ example: '#F97316', pattern: HEX_COLOUR.source })
+  @MaxLength(7)
   @Matches(HEX_COLOUR, { message: 'accent_color must be a #RRGGBB colour' })
   accent_color: string;
 
-  @ApiProperty({ description: IMAGE_URL_DOC, example: 'https://example.com/logo.svg' })
+  @ApiProperty({ description: IMAGE_URL_DOC, maxLength: MAX_IMAGE_URL_LENGTH, example: 'https://example.com/logo.svg' })
   @checkedBy('isImageUrl', imageUrlProblem)
   logo_url: string;
 
@@ -93,6 +101,7 @@ export class UpdateBrandingRequest {
     type: String,
     nullable: true,
     description: IMAGE_URL_DOC,
+    maxLength: MAX_IMAGE_URL_LENGTH,
     example: 'https://example.com/favicon.png',
   })
   @IsOptional()
@@ -103,6 +112,7 @@ export class UpdateBrandingRequest {
     type: String,
     nullable: true,
     description: 'An https URL or `mailto:` address.',
+    maxLength: MAX_URL_LENGTH,
     example: 'https://help.example.com',
   })
   @IsOptional()

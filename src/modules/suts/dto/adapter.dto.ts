@@ -1,6 +1,13 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsString, MaxLength, MinLength } from 'class-validator';
-import { ANY_JSON_OR_NULL, IsBoundedJson, IsStringRecord, NestedObject } from '#libs/common/record-validators.js';
+import {
+  ANY_JSON_OR_NULL,
+  boundedJsonSchema,
+  IsBoundedJson,
+  IsStringRecord,
+  NestedObject,
+  stringRecordSchema,
+} from '#libs/common/record-validators.js';
 import { PATH_LANGUAGES, type PathLanguage } from '#libs/evaluation/sut/sut.types.js';
 import type { Trajectory } from '#libs/evaluation/trajectory/trajectory.types.js';
 import {
@@ -14,6 +21,8 @@ import {
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 
 const TEMPLATE_LIMIT = 64_000;
+/** The sample response a validation tries the extraction on, as JSON. */
+const SAMPLE_RESPONSE_LIMIT = 1_000_000;
 
 /** The adapter of the examples: support-bot-v2's JSON API, and what it answers. */
 const EXAMPLE_ADAPTER = {
@@ -38,7 +47,7 @@ const EXAMPLE_SUT_ANSWER = {
 export class AdapterRequestDto {
   /** http: the JSON body template; openai_chat: merged over {model, messages, ...parameters}. Strings may hold {{placeholders}} (docs/suts.md) */
   @ApiPropertyOptional({
-    ...ANY_JSON_OR_NULL,
+    ...boundedJsonSchema(ANY_JSON_OR_NULL, TEMPLATE_LIMIT),
     description: 'Any JSON value; a string that is exactly one placeholder is replaced by the value itself',
     example: { question: '{{input}}', history: '{{history}}' },
   } as ApiPropertyOptions)
@@ -64,8 +73,7 @@ export class AdapterRequestDto {
 
   /** Headers, templated */
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
+    ...stringRecordSchema(50),
     example: { 'X-Request-Source': 'evaluation' },
   })
   @ValidateIfPresent()
@@ -73,7 +81,7 @@ export class AdapterRequestDto {
   headers?: Record<string, string>;
 
   /** Query parameters, templated */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { locale: 'en' } })
+  @ApiPropertyOptional({ ...stringRecordSchema(50), example: { locale: 'en' } })
   @ValidateIfPresent()
   @IsStringRecord(50)
   query?: Record<string, string>;
@@ -122,7 +130,7 @@ export class AdapterResponseMappingDto {
   cost_usd?: string;
 
   /** More fields kept with each result, by name (e.g. contexts of a RAG answer) */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { sources: '$.sources' } })
+  @ApiPropertyOptional({ ...stringRecordSchema(20), example: { sources: '$.sources' } })
   @ValidateIfPresent()
   @IsStringRecord(20)
   extras?: Record<string, string>;
@@ -238,12 +246,12 @@ export class ValidateAdapterRequest extends SampleRowDto {
 
   /** A response body as the SUT would answer, to try the extraction on */
   @ApiPropertyOptional({
-    ...ANY_JSON_OR_NULL,
+    ...boundedJsonSchema(ANY_JSON_OR_NULL, SAMPLE_RESPONSE_LIMIT),
     description: 'Any JSON value (or a string for a non-JSON answer)',
     example: EXAMPLE_SUT_ANSWER,
   } as ApiPropertyOptions)
   @ValidateIfPresent()
-  @IsBoundedJson(1_000_000)
+  @IsBoundedJson(SAMPLE_RESPONSE_LIMIT)
   response?: unknown;
 }
 

@@ -17,7 +17,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { IsBoundedJson, IsStringRecord, NestedObject } from '#libs/common/record-validators.js';
+import { IsBoundedJson, IsStringRecord, NestedObject, stringRecordSchema } from '#libs/common/record-validators.js';
 import {
   CONNECTION_KINDS,
   HTTP_METHODS,
@@ -47,8 +47,7 @@ export class HttpTransportDto {
 
   /** Static headers sent with every call (templated headers are the adapter's); put keys in `auth`, never here */
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
+    ...stringRecordSchema(50),
     example: { 'X-Client': 'evaluation-workspace' },
   })
   @ValidateIfPresent()
@@ -77,8 +76,7 @@ export class OpenAiChatTransportDto {
   parameters?: Record<string, unknown>;
 
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
+    ...stringRecordSchema(50),
     example: { 'OpenAI-Organization': 'org-example' },
   })
   @ValidateIfPresent()
@@ -101,6 +99,7 @@ export class ConnectionAuthDto {
   /** For `header`: the header name, e.g. x-api-key */
   @ApiPropertyOptional({ example: 'x-api-key' })
   @ValidateIfPresent()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9-]{1,100}$/)
   header?: string;
 
@@ -114,6 +113,7 @@ export class ConnectionAuthDto {
   /** For `query`: the parameter name */
   @ApiPropertyOptional({ example: 'api_key' })
   @ValidateIfPresent()
+  @MaxLength(100)
   @Matches(/^[A-Za-z0-9_.-]{1,100}$/)
   param?: string;
 }

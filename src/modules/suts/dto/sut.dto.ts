@@ -48,6 +48,7 @@ export class CreateSutRequest {
   @ValidateIfPresent()
   @IsArray()
   @ArrayMaxSize(20)
+  @MaxLength(64, { each: true })
   @Matches(TAG_PATTERN, { each: true })
   tags?: string[];
 }

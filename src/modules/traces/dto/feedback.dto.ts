@@ -311,11 +311,13 @@ export class TraceFeedbackQuery extends PageQueryDto {
   /** Posted at or after this instant */
   @ApiPropertyOptional({ format: 'date-time' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsDateString({ strict: true })
   created_after?: string;
   /** Posted before this instant */
   @ApiPropertyOptional({ format: 'date-time' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsDateString({ strict: true })
   created_before?: string;
   /** `-created_at` (default, newest first) or `created_at` */

@@ -137,11 +137,13 @@ export class TraceScoresQuery extends PageQueryDto {
   /** Traces that started at or after this instant */
   @ApiPropertyOptional({ format: 'date-time' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsDateString({ strict: true })
   observed_after?: string;
   /** Traces that started before this instant */
   @ApiPropertyOptional({ format: 'date-time' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsDateString({ strict: true })
   observed_before?: string;
 }
@@ -162,10 +164,12 @@ export class TraceScoresAggregateQuery {
   metric: string;
   /** The window's start (inclusive), by the traces' start time */
   @ApiProperty({ format: 'date-time', example: '2026-11-01T00:00:00Z' })
+  @MaxLength(64)
   @IsDateString({ strict: true })
   from: string;
   /** The window's end (exclusive) */
   @ApiProperty({ format: 'date-time', example: '2026-11-08T00:00:00Z' })
+  @MaxLength(64)
   @IsDateString({ strict: true })
   to: string;
   /** `hour` or `day` (aligned to UTC midnight; at most 1000 in the window), or `none`: the whole window (default) */

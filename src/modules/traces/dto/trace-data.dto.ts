@@ -16,7 +16,10 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { ANY_JSON as ANY, IsBoundedJson, NestedObject } from '#libs/common/record-validators.js';
+import { ANY_JSON as ANY, boundedJsonSchema, IsBoundedJson, NestedObject } from '#libs/common/record-validators.js';
+
+/** A ground-truth item's expected output, as JSON. */
+const EXPECTED_OUTPUT_LIMIT = 64_000;
 import { EXAMPLE_AT, EXAMPLE_ID, EXAMPLE_TRACE } from '#libs/common/openapi-examples.js';
 import { ValidateIfPresent } from '#libs/common/dto-decorators.js';
 import { MAX_INT32 } from '#libs/common/json-limits.js';
@@ -34,12 +37,12 @@ export class GroundTruthItem {
 
   /** What the trace should have produced: text or any JSON */
   @ApiProperty({
-    ...ANY,
+    ...boundedJsonSchema(ANY, EXPECTED_OUTPUT_LIMIT),
     description: 'text or any JSON value',
     example: 'Your refund was issued on 12 May and reaches your card within 5 business days.',
   })
   @ValidateIf(() => true)
-  @IsBoundedJson(64_000)
+  @IsBoundedJson(EXPECTED_OUTPUT_LIMIT)
   expected_output: unknown;
 
   @ApiPropertyOptional({ example: 'Checked against the billing system' })
@@ -403,6 +406,7 @@ export class PutTraceTagsRequest {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
+  @MaxLength(100, { each: true })
   @Matches(/^[\p{L}\p{N}_.:/-]{1,100}$/u, {
     each: true,
     message: 'each tag must be 1..100 letters, digits or - _ . : /',

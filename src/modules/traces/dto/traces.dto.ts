@@ -290,7 +290,7 @@ export class LandInlineRequest extends LandingOptions {
   workspace_id: string;
 
   /** OTLP/JSON ExportTraceServiceRequest objects and/or span records (OpenTelemetry, Phoenix, Langfuse or plain `trace_id`/`span_id` records), at most 10000 */
-  @ApiProperty({ type: 'array', items: OPEN, example: [EXAMPLE_OTLP_REQUEST] })
+  @ApiProperty({ maxItems: MAX_INLINE_RECORDS, type: 'array', items: OPEN, example: [EXAMPLE_OTLP_REQUEST] })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_INLINE_RECORDS)
@@ -303,7 +303,7 @@ export class DetectConventionsRequest {
   workspace_id: string;
 
   /** A sample: OTLP/JSON requests and/or span records, at most 10000 */
-  @ApiProperty({ type: 'array', items: OPEN, example: [EXAMPLE_OTLP_REQUEST] })
+  @ApiProperty({ maxItems: MAX_INLINE_RECORDS, type: 'array', items: OPEN, example: [EXAMPLE_OTLP_REQUEST] })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_INLINE_RECORDS)
@@ -329,8 +329,8 @@ export class DetectUploadRequest {
 }
 
 export class UploadTracesForm {
-  /** The trace file: OTLP/JSON, JSON Lines, a JSON array of span records, or OTLP/protobuf (.pb) */
-  @ApiProperty({ type: 'string', format: 'binary' })
+  /** The trace file: OTLP/JSON, JSON Lines, a JSON array of span records, or OTLP/protobuf (.pb); at most `UPLOAD_MAX_BYTES` (default 1 GiB, the bound stated), larger is 413 */
+  @ApiProperty({ type: 'string', format: 'binary', maxLength: 1024 ** 3 })
   file: unknown;
 }
 

@@ -101,6 +101,7 @@ export class EmbeddingConfigRequest {
   @ApiPropertyOptional({ example: 'text-embedding-3-small' })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(200)
   @Matches(/^[A-Za-z0-9._:/@-]{1,200}$/)
   model?: string;
 

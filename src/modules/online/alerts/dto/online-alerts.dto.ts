@@ -45,12 +45,14 @@ export class AlertReferenceDto {
   /** Start of a fixed reference (inclusive), an ISO 8601 date-time */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2026-11-01T00:00:00.000Z' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'reference.from must be an ISO 8601 date-time' })
   from?: string;
 
   /** End of a fixed reference (exclusive), an ISO 8601 date-time after `from` */
   @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2026-11-08T00:00:00.000Z' })
   @ValidateIfPresent()
+  @MaxLength(64)
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'reference.to must be an ISO 8601 date-time' })
   to?: string;
 }
@@ -168,6 +170,7 @@ export class CreateAlertRuleRequest extends AlertRuleSettings {
   /** The metric of the evaluator's scores the rule watches */
   @ApiProperty({ example: EXAMPLE_RULE.metric })
   @IsString()
+  @MaxLength(200)
   @Matches(/^[A-Za-z0-9_.:-]{1,200}$/, { message: 'metric must be a metric name' })
   metric: string;
 }
@@ -188,6 +191,7 @@ export class UpdateAlertRuleRequest extends AlertRuleSettings {
   @ApiPropertyOptional({ example: EXAMPLE_RULE.metric })
   @ValidateIfPresent()
   @IsString()
+  @MaxLength(200)
   @Matches(/^[A-Za-z0-9_.:-]{1,200}$/, { message: 'metric must be a metric name' })
   metric?: string;
 }
