@@ -98,8 +98,8 @@ export const AUDITED_OPERATIONS: Record<string, readonly string[] | { none: stri
   testSutConnection: { none: TRIES },
   registerOp: ['op.registered'],
   registerWorkspaceOp: ['op.registered'],
-  publishCustomOp: ['custom_op.published'],
-  redeployCustomOp: ['custom_op.redeployed'],
+  publishCustomOp: ['custom_op.published', 'op.registered'],
+  redeployCustomOp: ['custom_op.redeployed', 'op.registered'],
   stopCustomOp: ['custom_op.stopped'],
   deleteCustomOp: ['custom_op.deleted'],
   // Runs
