@@ -50,7 +50,8 @@ function looksLike(mediaType: string, bytes: Buffer): boolean {
 export function imageUrlProblem(value: unknown): string | null {
   if (typeof value !== 'string') return 'must be a string';
   if (!value.startsWith('data:')) return httpsUrlProblem(value);
-  if (value.length > MAX_IMAGE_URL_LENGTH) return `must be at most ${MAX_IMAGE_URL_LENGTH} characters`;
+  if (value.length > MAX_IMAGE_URL_LENGTH)
+    return `must be at most ${MAX_IMAGE_URL_LENGTH} characters (an inline image of at most ${MAX_INLINE_IMAGE_BYTES} bytes)`;
   const match = DATA_URL.exec(value);
   if (!match)
     return `must be an https URL or a data URL of the form data:<${INLINE_IMAGE_TYPES.join('|')}>;base64,<data>`;
